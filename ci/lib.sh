@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the ci/ stage scripts.  Sourced, never executed.
+#
+# Every stage script sets PROG before sourcing this file.
+
+: "${PROG:=rxkit}"
+
+RXKIT_TOP=$(cd "$(dirname "$0")/.." && pwd)
+readonly RXKIT_TOP
+: "${RXKIT_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/vsock-rxkit}"
+: "${RXKIT_OUT:=$RXKIT_TOP/out}"
+: "${RXKIT_TARGET:=7.3}"
+export RXKIT_CACHE RXKIT_OUT
+
+die()
+{
+	printf '%s: error: %s\n' "$PROG" "$*" >&2
+	exit 1
+}
+
+warn()
+{
+	printf '%s: warning: %s\n' "$PROG" "$*" >&2
+}
+
+log()
+{
+	printf '%s: %s\n' "$PROG" "$*"
+}
+
+# Loud, multi-line notice that cannot be missed in a CI log.
+shout()
+{
+	printf '%s: ************************************************************\n' "$PROG" >&2
+	printf '%s: *** %s\n' "$PROG" "$@" >&2
+	printf '%s: ************************************************************\n' "$PROG" >&2
+}
+
+# need TOOL PACKAGE: fail with the Debian package name when TOOL is missing.
+need()
+{
+	command -v "$1" >/dev/null 2>&1 ||
+		die "'$1' not found; install the Debian package '$2' (make deps)"
+}
+
+# target_dir TARGET: the series folder of a target, or die.
+target_dir()
+{
+	case "$1" in
+	''|*/*|.*) die "invalid target name '$1'" ;;
+	esac
+	[ -f "$RXKIT_TOP/series/$1/base" ] ||
+		die "unknown target '$1' (known: $(known_targets))"
+	printf '%s\n' "$RXKIT_TOP/series/$1"
+}
+
+known_targets()
+{
+	for d in "$RXKIT_TOP"/series/*/base; do
+		[ -f "$d" ] || continue
+		d=${d%/base}
+		printf '%s ' "${d##*/}"
+	done
+}
+
+# load_base TARGET: read series/TARGET/base (KEY=VALUE lines) into BASE_*.
+load_base()
+{
+	_bd=$(target_dir "$1") || exit 1
+	BASE_TARGET= BASE_VERSION= BASE_KIND= BASE_SUITE= BASE_PACKAGE=
+	BASE_PKG_VERSION= BASE_DEB_SHA256= BASE_TARBALL= BASE_SHA256=
+	while IFS='=' read -r _k _v; do
+		case "$_k" in
+		''|'#'*) continue ;;
+		target) BASE_TARGET=$_v ;;
+		version) BASE_VERSION=$_v ;;
+		kind) BASE_KIND=$_v ;;
+		suite) BASE_SUITE=$_v ;;
+		package) BASE_PACKAGE=$_v ;;
+		package_version) BASE_PKG_VERSION=$_v ;;
+		deb_sha256) BASE_DEB_SHA256=$_v ;;
+		tarball) BASE_TARBALL=$_v ;;
+		sha256) BASE_SHA256=$_v ;;
+		*) die "$_bd/base: unknown key '$_k'" ;;
+		esac
+	done < "$_bd/base"
+	[ "$BASE_TARGET" = "$1" ] || die "$_bd/base: target is '$BASE_TARGET', expected '$1'"
+	[ -n "$BASE_VERSION" ] && [ -n "$BASE_KIND" ] && [ -n "$BASE_SHA256" ] ||
+		die "$_bd/base: version, kind and sha256 are required"
+}
+
+# Where a target's state lives.
+src_root()   { printf '%s/src/%s\n' "$RXKIT_CACHE" "$1"; }
+build_root() { printf '%s/build/%s\n' "$RXKIT_CACHE" "$1"; }
+out_dir()    { printf '%s/%s\n' "$RXKIT_OUT" "$1"; }
+
+# The version actually fetched (may differ from the pin when the archive
+# moved on); written by ci/fetch.
+fetched_version()
+{
+	_f="$(src_root "$1")/FETCHED"
+	[ -f "$_f" ] || die "target '$1' not fetched yet; run: ci/fetch $1"
+	sed -n 's/^version=//p' "$_f"
+}
+
+sha256_of()
+{
+	sha256sum "$1" | cut -d' ' -f1
+}
+
+# Elapsed-time helpers for the per-stage timing lines.
+stage_start() { _stage_t0=$(date +%s); }
+stage_end()   { log "$1 done in $(( $(date +%s) - _stage_t0 )) s"; }
