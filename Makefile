@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-2.0
+# vsock-rxkit: the two commands of the README, and the stages behind them.
+
+TARGET ?= 7.3
+export RXKIT_TARGET := $(TARGET)
+
+.PHONY: all run check deps fetch prepare build test package summary clean help
+
+all: help
+
+help:
+	@echo 'make run      fetch, patch, build, boot and test, package the $(TARGET) kernel'
+	@echo 'make check    the test suite (.ci/run calls exactly this)'
+	@echo 'make deps|fetch|prepare|build|test|package   one stage'
+	@echo 'TARGET=$(TARGET) (series/*), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
+
+run: deps
+	ci/fetch $(TARGET)
+	ci/prepare $(TARGET)
+	ci/build $(TARGET)
+	tests/vsock_loopback.sh --tree patched $(TARGET)
+	tests/vsock_loopback.sh --tree baseline $(TARGET)
+	ci/package $(TARGET)
+	ci/summary $(TARGET)
+
+check: deps
+	tests/check $(TARGET)
+
+deps:
+	ci/deps
+
+fetch prepare build package summary:
+	ci/$@ $(TARGET)
+
+test:
+	tests/vsock_loopback.sh --tree patched $(TARGET)
+
+clean:
+	rm -rf out

@@ -1,0 +1,227 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/errors.sh: bad input gets a clear error and leaves nothing half-made.
+# Each test runs a real ci/ stage on a small, self-made input in a private
+# cache folder; KTAP on stdout.
+set -eu
+PROG=errors
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+
+readonly TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
+patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet qemu_no_init"
+
+usage()
+{
+	cat <<USAGE
+usage: tests/errors.sh [TARGET]
+
+Error-path tests of the ci/ stages (default target for the real-tree tests:
+$RXKIT_TARGET):
+$(for t in $TESTS; do echo "  $t"; done)
+USAGE
+}
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+esac
+target=${1:-$RXKIT_TARGET}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-errors.XXXXXX")
+cleanup()
+{
+	mountpoint -q "$work/small" 2>/dev/null && umount "$work/small"
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+# A tiny stand-in kernel tree: a Makefile with a version and one file the
+# test patches touch.  fake_tarball SUBLEVEL FILE
+fake_tarball()
+{
+	_d="$work/mk.$1"
+	rm -rf "$_d"
+	mkdir -p "$_d/linux-7.3.$1/net"
+	printf 'VERSION = 7\nPATCHLEVEL = 3\nSUBLEVEL = %s\nEXTRAVERSION =\n' "$1" \
+		> "$_d/linux-7.3.$1/Makefile"
+	seq 1 40 | sed 's/^/line /' > "$_d/linux-7.3.$1/net/file.c"
+	tar -C "$_d" -cJf "$2" "linux-7.3.$1"
+}
+
+# expect_fail LOG PATTERN CMD...: CMD must fail and say PATTERN on stderr.
+expect_fail()
+{
+	_log=$1 _pat=$2
+	shift 2
+	if "$@" > "$_log.out" 2> "$_log"; then
+		echo "# '$*' succeeded; expected a failure"
+		return 1
+	fi
+	if ! grep -q -E "$_pat" "$_log"; then
+		echo "# '$*' failed without saying /$_pat/:"
+		sed 's/^/#   /' "$_log"
+		return 1
+	fi
+	sed -n '1,3s/^/#   /p' "$_log"
+}
+
+# Private cache for the fetch/prepare tests (never the real one).
+cache="$work/cache"
+
+test_unknown_target()
+{
+	expect_fail "$work/unknown" "unknown target 'nosuch'" \
+		env RXKIT_CACHE="$cache" "$RXKIT_TOP/ci/fetch" nosuch || return "$KSFT_FAIL"
+	expect_fail "$work/unknown2" "invalid target name" \
+		env RXKIT_CACHE="$cache" "$RXKIT_TOP/ci/prepare" ../7.3 || return "$KSFT_FAIL"
+}
+
+test_tampered_tarball()
+{
+	fake_tarball 90 "$work/t.tar.xz"
+	# Not the pinned tarball: refused against the pin of series/7.3/base.
+	expect_fail "$work/tamper" "SHA-256 mismatch" env RXKIT_CACHE="$cache" \
+		"$RXKIT_TOP/ci/fetch" --tarball "$work/t.tar.xz" 7.3 || return "$KSFT_FAIL"
+	[ ! -e "$cache/src/7.3/pristine" ] || { echo "# tree left behind"; return "$KSFT_FAIL"; }
+}
+
+test_truncated_tarball()
+{
+	fake_tarball 90 "$work/full.tar.xz"
+	sha=$(sha256_of "$work/full.tar.xz")
+	head -c 300 "$work/full.tar.xz" > "$work/trunc.tar.xz"
+	expect_fail "$work/trunc" "SHA-256 mismatch" env RXKIT_CACHE="$cache" \
+		"$RXKIT_TOP/ci/fetch" --tarball "$work/trunc.tar.xz" --sha256 "$sha" 7.3 ||
+		return "$KSFT_FAIL"
+	[ ! -e "$cache/src/7.3/pristine" ] && [ ! -e "$cache/src/7.3/pristine.tmp" ] ||
+		{ echo "# partial tree left behind"; return "$KSFT_FAIL"; }
+}
+
+# Accepted with --sha256, reported loudly as another sublevel than the pin.
+test_local_tarball_drift()
+{
+	fake_tarball 91 "$work/l.tar.xz"
+	sha=$(sha256_of "$work/l.tar.xz")
+	env RXKIT_CACHE="$cache" "$RXKIT_TOP/ci/fetch" --tarball "$work/l.tar.xz" \
+		--sha256 "$sha" 7.3 > "$work/drift.out" 2>&1 ||
+		{ sed 's/^/#   /' "$work/drift.out"; return "$KSFT_FAIL"; }
+	grep -q 'LOCAL TARBALL IS 7.3.91' "$work/drift.out" &&
+	grep -qx 'drift=yes' "$cache/src/7.3/FETCHED" &&
+	grep -qx 'version=7.3.91' "$cache/src/7.3/FETCHED" || {
+		echo "# drift not reported:"; sed 's/^/#   /' "$work/drift.out" "$cache/src/7.3/FETCHED"
+		return "$KSFT_FAIL"
+	}
+}
+
+# series_of NAME SEDEXPR: a one-patch series against the fake tree's file.c.
+series_of()
+{
+	_s="$work/series.$1"
+	mkdir -p "$_s/a/net" "$_s/b/net"
+	cp "$cache/src/7.3/pristine/net/file.c" "$_s/a/net/file.c"
+	sed "$2" "$_s/a/net/file.c" > "$_s/b/net/file.c"
+	(cd "$_s" && diff -u a/net/file.c b/net/file.c > 0001-test.patch) || true
+	echo 0001-test.patch > "$_s/series"
+	printf '%s\n' "$_s"
+}
+
+test_patch_not_applying()
+{
+	[ -d "$cache/src/7.3/pristine" ] || { SKIP_REASON="needs local_tarball_drift"; return "$KSFT_SKIP"; }
+	s=$(series_of broken 's/^line 20$/line twenty/')
+	sed -i 's/^ line 19$/ line nineteen/' "$s/0001-test.patch"
+	expect_fail "$work/noapply" "does not apply|FAILED" env RXKIT_CACHE="$cache" \
+		"$RXKIT_TOP/ci/prepare" --series "$s" 7.3 || return "$KSFT_FAIL"
+	[ ! -e "$cache/src/7.3/patched" ] && [ ! -e "$cache/src/7.3/patched.tmp" ] ||
+		{ echo "# half-patched tree left behind"; return "$KSFT_FAIL"; }
+}
+
+test_patch_with_offset()
+{
+	[ -d "$cache/src/7.3/pristine" ] || { SKIP_REASON="needs local_tarball_drift"; return "$KSFT_SKIP"; }
+	s=$(series_of offset 's/^line 20$/line twenty/')
+	# Move the hunk header 3 lines away: patch would apply it with offset.
+	sed -i 's/^@@ -17,7 +17,7 @@$/@@ -14,7 +14,7 @@/' "$s/0001-test.patch"
+	grep -q '^@@ -14,7 +14,7 @@$' "$s/0001-test.patch" || { echo "# fixture broken"; return "$KSFT_FAIL"; }
+	expect_fail "$work/offset" "offsets or fuzz" env RXKIT_CACHE="$cache" \
+		"$RXKIT_TOP/ci/prepare" --series "$s" 7.3 || return "$KSFT_FAIL"
+	[ ! -e "$cache/src/7.3/patched" ] || { echo "# tree left behind"; return "$KSFT_FAIL"; }
+}
+
+test_missing_tool()
+{
+	# A PATH with everything but quilt.
+	mkdir -p "$work/bin"
+	for d in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do
+		for f in "$d"/*; do
+			n=${f##*/}
+			[ "$n" = quilt ] || [ -e "$work/bin/$n" ] || ln -s "$f" "$work/bin/$n"
+		done
+	done
+	expect_fail "$work/tool" "install the Debian package 'quilt'" env PATH="$work/bin" \
+		RXKIT_CACHE="$cache" "$RXKIT_TOP/ci/prepare" 7.3 || return "$KSFT_FAIL"
+}
+
+test_no_space()
+{
+	if [ "$(id -u)" != 0 ]; then
+		SKIP_REASON="needs root to mount a small tmpfs"
+		return "$KSFT_SKIP"
+	fi
+	mkdir -p "$work/small"
+	mount -t tmpfs -o size=2m rxkit-small "$work/small" ||
+		{ SKIP_REASON="cannot mount tmpfs here"; return "$KSFT_SKIP"; }
+	# 8 MiB of incompressible data in a tarball that fits, a tree that does not.
+	mkdir -p "$work/big/linux-7.3.92"
+	printf 'VERSION = 7\nPATCHLEVEL = 3\nSUBLEVEL = 92\n' > "$work/big/linux-7.3.92/Makefile"
+	head -c 8388608 /dev/zero > "$work/big/linux-7.3.92/blob"
+	tar -C "$work/big" -cJf "$work/big.tar.xz" linux-7.3.92
+	sha=$(sha256_of "$work/big.tar.xz")
+	expect_fail "$work/space" "no space left" env RXKIT_CACHE="$work/small" \
+		RXKIT_MIN_FREE_MB=1 "$RXKIT_TOP/ci/fetch" --tarball "$work/big.tar.xz" \
+		--sha256 "$sha" 7.3 || return "$KSFT_FAIL"
+	[ ! -e "$work/small/src/7.3/pristine.tmp" ] && [ ! -e "$work/small/src/7.3/pristine" ] ||
+		{ echo "# partial tree left on the full file system"; return "$KSFT_FAIL"; }
+	# And the up-front check: a file system below the threshold is refused.
+	expect_fail "$work/space2" "no space left" env RXKIT_CACHE="$work/small" \
+		"$RXKIT_TOP/ci/fetch" --tarball "$work/big.tar.xz" --sha256 "$sha" 7.3 ||
+		return "$KSFT_FAIL"
+}
+
+test_kconfig_unmet()
+{
+	src="$(src_root "$target")/baseline"
+	[ -d "$src" ] || { SKIP_REASON="no $target baseline tree (ci/prepare $target)"; return "$KSFT_SKIP"; }
+	expect_fail "$work/kconfig" "CONFIG_VIRTIO_VSOCKETS: requested y, got n" \
+		"$RXKIT_TOP/ci/build" --config-only --tree baseline \
+		--flavour "$RXKIT_TOP/tests/fixtures/flavour-bad" "$target" || return "$KSFT_FAIL"
+	rm -rf "$src/o-flavour-bad"
+}
+
+test_qemu_no_init()
+{
+	o="$(src_root "$target")/patched/o-guest"
+	[ -f "$o/arch/x86/boot/bzImage" ] ||
+		{ SKIP_REASON="no built $target kernel (ci/build $target)"; return "$KSFT_SKIP"; }
+	need "$QEMU" qemu-system-x86
+	# An initramfs without /init: the kernel panics, no protocol ever.
+	mkdir -p "$work/noinit/etc"
+	(cd "$work/noinit" && echo etc | cpio -o -H newc --quiet | gzip) > "$work/noinit.gz"
+	rc=0
+	BOOT_TIMEOUT=30 guest_run "$work/vm" "$o/arch/x86/boot/bzImage" "$work/noinit.gz" \
+		probe tcg || rc=$?
+	[ "$rc" = 2 ] || { echo "# guest_run returned $rc, expected 2 (no /init)"; return "$KSFT_FAIL"; }
+	[ -s "$work/vm/serial.log" ] || { echo "# serial log not kept"; return "$KSFT_FAIL"; }
+	grep -E 'No working init|Kernel panic' "$work/vm/serial.log" | head -n 2 | sed 's/^/#   /'
+	# And a guest that hangs before /init: bounded by BOOT_TIMEOUT.
+	t0=$(date +%s)
+	rc=0
+	BOOT_TIMEOUT=5 guest_run "$work/vm2" "$o/arch/x86/boot/bzImage" "$work/noinit.gz" \
+		probe tcg -append "console=ttyS0 panic=0" || rc=$?
+	t=$(( $(date +%s) - t0 ))
+	[ "$rc" = 2 ] && [ "$t" -lt 30 ] ||
+		{ echo "# hung guest: rc=$rc after ${t}s, expected 2 within the 5 s bound"; return "$KSFT_FAIL"; }
+	echo "# hung guest stopped after ${t}s"
+}
+
+# shellcheck disable=SC2086
+run_tests $TESTS

@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: GPL-2.0
+# Host-side helpers of the test scripts: KTAP output and QEMU guests.
+# Sourced after ci/lib.sh; modelled on tools/testing/selftests/vsock/vmtest.sh.
+
+readonly KSFT_PASS=0
+readonly KSFT_FAIL=1
+readonly KSFT_SKIP=4
+readonly QEMU=qemu-system-x86_64
+readonly BOOT_TIMEOUT=${RXKIT_BOOT_TIMEOUT:-60}
+readonly JOB_TIMEOUT=${RXKIT_JOB_TIMEOUT:-600}
+# Kernel log lines that fail a guest run (vmtest.sh checks Oops and vsock
+# warnings; we also refuse WARN, BUG, lockdep and KASAN reports).
+readonly DMESG_BAD='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|KCSAN:|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|lockdep|INFO: task .* blocked|vsock.*(error|warn)'
+
+ktap_n=0
+ktap_pass=0
+ktap_fail=0
+ktap_skip=0
+
+ktap_header()
+{
+	printf 'TAP version 13\n1..%s\n' "$1"
+}
+
+# ktap_result RC NAME [REASON]
+ktap_result()
+{
+	ktap_n=$((ktap_n + 1))
+	case "$1" in
+	"$KSFT_PASS") ktap_pass=$((ktap_pass + 1)); printf 'ok %s %s\n' "$ktap_n" "$2" ;;
+	"$KSFT_SKIP") ktap_skip=$((ktap_skip + 1)); printf 'ok %s %s # SKIP %s\n' "$ktap_n" "$2" "${3:-}" ;;
+	*) ktap_fail=$((ktap_fail + 1)); printf 'not ok %s %s\n' "$ktap_n" "$2" ;;
+	esac
+}
+
+ktap_finish()
+{
+	printf '# Totals: pass:%s fail:%s xfail:0 xpass:0 skip:%s error:0\n' \
+		"$ktap_pass" "$ktap_fail" "$ktap_skip"
+	[ "$ktap_fail" -eq 0 ]
+}
+
+# run_tests NAME...: run test_NAME for each, in KTAP; a test prints its own
+# diagnostics as '# ' lines and sets SKIP_REASON before returning KSFT_SKIP.
+run_tests()
+{
+	ktap_header $#
+	for t in "$@"; do
+		SKIP_REASON=
+		rc=0
+		"test_$t" || rc=$?
+		ktap_result "$rc" "$t" "$SKIP_REASON"
+	done
+	ktap_finish
+}
+
+qemu_accel_args()
+{
+	case "$1" in
+	kvm) printf '%s\n' '-accel kvm -cpu host' ;;
+	tcg) printf '%s\n' '-accel tcg,thread=multi -cpu max' ;;
+	*) die "unknown accelerator '$1'" ;;
+	esac
+}
+
+# guest_run DIR KERNEL INITRD JOB ACCEL [EXTRA QEMU ARGS...]
+# Boots the guest, runs JOB, collects DIR/serial.log (console) and
+# DIR/results.log (protocol).  Returns 0 when the guest finished, 2 when it
+# never reached /init within BOOT_TIMEOUT, 3 when the job overran
+# JOB_TIMEOUT.  The guest is always gone when this returns.
+guest_run()
+{
+	_dir=$1 _kernel=$2 _initrd=$3 _job=$4 _accel=$5
+	shift 5
+	mkdir -p "$_dir"
+	: > "$_dir/serial.log"
+	: > "$_dir/results.log"
+	# shellcheck disable=SC2046
+	$QEMU -nodefaults -display none -no-reboot -monitor none \
+		-machine q35 $(qemu_accel_args "$_accel") -smp 2 -m 1024 \
+		-kernel "$_kernel" -initrd "$_initrd" \
+		-append "console=ttyS0 panic=-1 rxkit.job=$_job" \
+		-serial "file:$_dir/serial.log" -serial "file:$_dir/results.log" \
+		"$@" > "$_dir/qemu.log" 2>&1 &
+	_pid=$!
+	_t=0
+	_rc=0
+	while ! grep -q '^RXKIT: init' "$_dir/results.log" 2>/dev/null; do
+		if ! kill -0 "$_pid" 2>/dev/null; then
+			_rc=2
+			break
+		fi
+		if [ "$_t" -ge $((BOOT_TIMEOUT * 5)) ]; then
+			_rc=2
+			break
+		fi
+		sleep 0.2
+		_t=$((_t + 1))
+	done
+	_t=0
+	while [ "$_rc" = 0 ] && kill -0 "$_pid" 2>/dev/null; do
+		if [ "$_t" -ge $((JOB_TIMEOUT * 5)) ]; then
+			_rc=3
+			break
+		fi
+		sleep 0.2
+		_t=$((_t + 1))
+	done
+	kill "$_pid" 2>/dev/null || true
+	wait "$_pid" 2>/dev/null || true
+	return "$_rc"
+}
+
+# guest_job_rc DIR: the job's exit code from the protocol, or 255.
+guest_job_rc()
+{
+	_r=$(sed -n 's/^RXKIT: rc \([0-9]*\).*/\1/p' "$1/results.log" | tail -n 1)
+	printf '%s\n' "${_r:-255}"
+}
+
+# guest_dmesg_bad DIR: print the kernel log lines that fail a run (from the
+# guest's own dmesg dump and from the serial console).
+guest_dmesg_bad()
+{
+	{
+		sed -n '/^RXKIT: dmesg-begin/,/^RXKIT: dmesg-end/p' "$1/results.log"
+		cat "$1/serial.log"
+	} | tr -d '\r' | grep -E "$DMESG_BAD" | sort -u
+}
+
+# pick_accel KERNEL INITRD DIR: kvm if a bounded probe boot under KVM works,
+# tcg otherwise; the decision and its reason go to stderr.
+pick_accel()
+{
+	case "${RXKIT_ACCEL:-auto}" in
+	tcg|kvm) printf '%s\n' "$RXKIT_ACCEL"; return ;;
+	auto) ;;
+	*) die "RXKIT_ACCEL must be auto, kvm or tcg" ;;
+	esac
+	if [ ! -w /dev/kvm ]; then
+		log "accelerator: TCG (no usable /dev/kvm)" >&2
+		printf 'tcg\n'
+		return
+	fi
+	_prc=0
+	BOOT_TIMEOUT=20 JOB_TIMEOUT=20 guest_run "$3" "$1" "$2" probe kvm || _prc=$?
+	if [ "$_prc" = 0 ] && grep -q '^RXKIT: done' "$3/results.log"; then
+		log "accelerator: KVM (probe boot finished)" >&2
+		printf 'kvm\n'
+	else
+		log "accelerator: TCG (KVM probe boot failed, rc=$_prc: $(tail -n 1 "$3/qemu.log" 2>/dev/null); log: $3)" >&2
+		printf 'tcg\n'
+	fi
+}
+
+# ktap_from_vsock_test LOG: the per-case lines of vsock_test /
+# vsock_diag_test ("N - name...ok") as indented KTAP subtests.
+ktap_from_vsock_test()
+{
+	tr -d '\r' < "$1" | awk '
+		/^[0-9]+ - .*\.\.\.ok$/ {
+			n++; sub(/\.\.\.ok$/, ""); sub(/^[0-9]+ - /, "")
+			res[n] = "ok " n " " $0; next
+		}
+		/^[0-9]+ - .*\.\.\.skipped$/ {
+			n++; sub(/\.\.\.skipped$/, ""); sub(/^[0-9]+ - /, "")
+			res[n] = "ok " n " " $0 " # SKIP skipped by the test itself"; next
+		}
+		/^[0-9]+ - / && !/^server: / {
+			n++; line = $0; sub(/^[0-9]+ - /, "", line); sub(/\.\.\..*/, "", line)
+			res[n] = "not ok " n " " line; next
+		}
+		END {
+			print "    1.." n
+			for (i = 1; i <= n; i++) print "    " res[i]
+		}'
+}

@@ -1,0 +1,146 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/static.sh: checks of the kit's own files that need no guest.
+# KTAP on stdout.
+set -eu
+PROG=static
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+
+readonly TESTS="upstream_verbatim upstream_git_am series_files series_equivalent shell_syntax"
+
+usage()
+{
+	cat <<USAGE
+usage: tests/static.sh [TARGET]
+
+Checks of the repository itself (default target: $RXKIT_TARGET):
+$(for t in $TESTS; do echo "  $t"; done)
+USAGE
+}
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+esac
+target=${1:-$RXKIT_TARGET}
+work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-static.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+up="$RXKIT_TOP/patches/upstream"
+
+# patches/upstream/ is the posting, byte for byte.
+test_upstream_verbatim()
+{
+	seed=$(ls "$RXKIT_TOP"/../shared/seeds/000_*.txt 2>/dev/null | head -n 1)
+	if [ -z "$seed" ]; then
+		SKIP_REASON="the archived posting (../shared/seeds) is not next to this clone"
+		return "$KSFT_SKIP"
+	fi
+	"$RXKIT_TOP/ci/import-upstream" --check "$seed" 2>&1 | sed 's/^/# /'
+}
+
+# git am's parser accepts every patch with the original author and subject,
+# and git apply accepts the five in order on the pristine tree.
+test_upstream_git_am()
+{
+	need git git
+	n=0
+	for p in "$up"/000[1-9]-*.patch; do
+		n=$((n + 1))
+		git mailinfo "$work/msg" "$work/patch" < "$p" > "$work/info" ||
+			{ echo "# $p: git mailinfo failed"; return "$KSFT_FAIL"; }
+		grep -qx 'Author: Jia Jia' "$work/info" &&
+		grep -qx 'Email: physicalmtea@gmail.com' "$work/info" &&
+		grep -q "^Subject: vsock/virtio: " "$work/info" ||
+			{ echo "# $p: author or subject wrong:"; sed 's/^/#   /' "$work/info"; return "$KSFT_FAIL"; }
+		grep -q '^Signed-off-by: Jia Jia <physicalmtea@gmail.com>$' "$work/msg" ||
+			{ echo "# $p: no Signed-off-by of the author"; return "$KSFT_FAIL"; }
+	done
+	[ "$n" = 5 ] || { echo "# $n patches, expected 5"; return "$KSFT_FAIL"; }
+	grep -q '^Message-ID: <20261010142247.99223-1-physicalmtea@gmail.com>$' \
+		"$up/0000-cover-letter.patch" || { echo "# cover letter lacks the Message-ID"; return "$KSFT_FAIL"; }
+	if [ ! -d "$(src_root 7.3)/pristine" ]; then
+		echo "# git apply on the tree skipped: no fetched 7.3 tree (ci/fetch 7.3)"
+		return "$KSFT_PASS"
+	fi
+	upstream_applied || return "$KSFT_FAIL"
+	echo "# git apply: the five patches apply in order to Linux $(fetched_version 7.3)"
+}
+
+# upstream_applied: the vsock files of the pristine 7.3 tree with the posted
+# patches applied in order by git apply (as git am does), in $work/eq.
+upstream_applied()
+{
+	[ ! -f "$work/eq.done" ] || return 0
+	srcdir=$(src_root 7.3)
+	rm -rf "$work/eq"
+	for f in include/linux/virtio_vsock.h include/net/af_vsock.h \
+		 net/vmw_vsock/af_vsock.c net/vmw_vsock/virtio_transport.c \
+		 net/vmw_vsock/virtio_transport_common.c net/vmw_vsock/vsock_bpf.c; do
+		mkdir -p "$work/eq/${f%/*}"
+		cp "$srcdir/pristine/$f" "$work/eq/$f"
+	done
+	for p in "$up"/000[1-9]-*.patch; do
+		(cd "$work/eq" && git apply "$p") > "$work/eq.log" 2>&1 ||
+			{ echo "# git apply ${p##*/} failed:"; sed 's/^/#   /' "$work/eq.log"; return 1; }
+	done
+	touch "$work/eq.done"
+}
+
+# Every series names existing files, every file is named, each patch keeps
+# the author and cites the posting, and ends its note before the kit's SoB.
+test_series_files()
+{
+	rc=$KSFT_PASS
+	for s in "$RXKIT_TOP"/series/*/series; do
+		d=${s%/series}
+		for p in $(grep -v '^[[:space:]]*#' "$s"); do
+			[ -f "$d/$p" ] || { echo "# $s: $p missing"; rc=$KSFT_FAIL; continue; }
+			grep -q '^From: Jia Jia <physicalmtea@gmail.com>$' "$d/$p" ||
+				{ echo "# $d/$p: original author lost"; rc=$KSFT_FAIL; }
+			grep -q '^Posted-as: \[PATCH net-next v2 [1-5]/5\], series Message-ID <20261010142247.99223-1-physicalmtea@gmail.com>' "$d/$p" ||
+				{ echo "# $d/$p: posting not cited"; rc=$KSFT_FAIL; }
+			grep -q '^\[ vsock-rxkit: ' "$d/$p" ||
+				{ echo "# $d/$p: no bracketed backport note"; rc=$KSFT_FAIL; }
+		done
+		for f in "$d"/*.patch; do
+			grep -qx "${f##*/}" "$s" || { echo "# $f: not in $s"; rc=$KSFT_FAIL; }
+		done
+	done
+	return "$rc"
+}
+
+# The refreshed 7.3 series changes no code: the upstream patches (applied
+# with offsets) and the series (zero offset) give byte-identical trees.
+test_series_equivalent()
+{
+	srcdir=$(src_root 7.3)
+	[ -d "$srcdir/patched" ] || { SKIP_REASON="no prepared 7.3 tree (ci/prepare 7.3)"; return "$KSFT_SKIP"; }
+	upstream_applied || return "$KSFT_FAIL"
+	(cd "$work/eq" && find . -type f) | while read -r f; do
+		cmp -s "$work/eq/$f" "$srcdir/patched/$f" ||
+			echo "# ${f#./}: series/7.3 differs from the posted code"
+	done > "$work/eq.diff"
+	cat "$work/eq.diff"
+	[ ! -s "$work/eq.diff" ] || return "$KSFT_FAIL"
+	echo "# 6 files identical"
+}
+
+test_shell_syntax()
+{
+	rc=$KSFT_PASS
+	for f in "$RXKIT_TOP"/ci/* "$RXKIT_TOP"/tests/*.sh "$RXKIT_TOP"/tests/mkinitramfs \
+		 "$RXKIT_TOP"/tests/check "$RXKIT_TOP"/tests/guest/init \
+		 "$RXKIT_TOP"/tests/guest/jobs/* "$RXKIT_TOP"/.ci/run; do
+		[ -f "$f" ] || continue
+		sh -n "$f" 2>&1 | sed 's/^/# /' | grep . && rc=$KSFT_FAIL
+	done
+	if command -v shellcheck >/dev/null 2>&1; then
+		shellcheck -s sh -S error "$RXKIT_TOP"/ci/fetch "$RXKIT_TOP"/ci/prepare \
+			"$RXKIT_TOP"/ci/build 2>&1 | sed 's/^/# /' | grep . && rc=$KSFT_FAIL
+	else
+		echo "# shellcheck not installed: sh -n only"
+	fi
+	return "$rc"
+}
+
+# shellcheck disable=SC2086
+run_tests $TESTS

@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/vsock_loopback.sh: the kernel's vsock selftests over the loopback
+# transport in a QEMU guest booted from a kit-built kernel.  KTAP on stdout;
+# exit 0 (all passed or skipped), 1 (a failure).
+set -eu
+PROG=vsock_loopback
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+
+readonly TESTS="boot_release vsock_test_loopback vsock_diag_test_loopback"
+
+usage()
+{
+	cat <<USAGE
+usage: tests/vsock_loopback.sh [--tree patched|baseline] [--flavour NAME] [TARGET]
+
+Boot the TREE kernel of TARGET (default: patched, $RXKIT_TARGET) and run:
+$(for t in $TESTS; do echo "  $t"; done)
+Artefacts (serial logs, protocol logs, KTAP): \$RXKIT_OUT/TARGET/TREE/loopback/
+Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT.
+USAGE
+}
+
+tree=patched
+flavour=guest
+target=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-h|--help) usage; exit 0 ;;
+	--tree) [ $# -ge 2 ] || die "--tree needs a value"; tree=$2; shift ;;
+	--flavour) [ $# -ge 2 ] || die "--flavour needs a name"; flavour=$2; shift ;;
+	-*) usage >&2; die "unknown option '$1'" ;;
+	*) target=$1 ;;
+	esac
+	shift
+done
+: "${target:=$RXKIT_TARGET}"
+load_base "$target"
+case "$tree" in
+patched) suffix=-vsockrx ;;
+baseline) suffix=-rxbase ;;
+*) die "--tree must be patched or baseline" ;;
+esac
+need "$QEMU" qemu-system-x86
+
+src="$(src_root "$target")/$tree"
+o="$src/o-$flavour"
+kernel="$o/arch/x86/boot/bzImage"
+[ -f "$kernel" ] || die "$kernel missing; run: ci/build --tree $tree $target"
+release=$(cat "$o/include/config/kernel.release")
+initrd="$o/rxkit-initramfs.cpio.gz"
+# Rebuild the initramfs when the tests or the tree changed after it.
+if [ ! -f "$initrd" ] || [ -n "$(find "$RXKIT_TOP/tests/guest" "$kernel" -newer "$initrd" 2>/dev/null | head -n 1)" ]; then
+	"$RXKIT_TOP/tests/mkinitramfs" "$src" "$o" >&2
+fi
+art="$(out_dir "$target")/$tree/loopback"
+rm -rf "$art"
+mkdir -p "$art"
+accel=$(pick_accel "$kernel" "$initrd" "$art/accel-probe")
+printf '%s\n' "$accel" > "$art/accel"
+
+# run_job JOB: boot a guest for JOB; diagnostics as '# ' lines; returns
+# the KSFT code of boot + job + kernel log.
+run_job()
+{
+	_d="$art/$1"
+	_rc=0
+	guest_run "$_d" "$kernel" "$initrd" "$1" "$accel" || _rc=$?
+	case "$_rc" in
+	0) ;;
+	2) echo "# $1: guest never reached /init within ${BOOT_TIMEOUT}s (serial log: $_d/serial.log)"
+	   tail -n 5 "$_d/serial.log" | sed 's/^/#   /'
+	   return "$KSFT_FAIL" ;;
+	3) echo "# $1: job overran ${JOB_TIMEOUT}s (serial log: $_d/serial.log)"
+	   return "$KSFT_FAIL" ;;
+	esac
+	_bad=$(guest_dmesg_bad "$_d")
+	if [ -n "$_bad" ]; then
+		echo "# $1: kernel log reports problems:"
+		printf '%s\n' "$_bad" | sed 's/^/#   /'
+		return "$KSFT_FAIL"
+	fi
+	_jrc=$(guest_job_rc "$_d")
+	if [ "$_jrc" != 0 ]; then
+		echo "# $1: guest job exited $_jrc; last lines:"
+		sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$_d/results.log" | tail -n 8 | sed 's/^/#   /'
+		return "$KSFT_FAIL"
+	fi
+	return "$KSFT_PASS"
+}
+
+test_boot_release()
+{
+	run_job probe || return $?
+	got=$(sed -n 's/^RXKIT: init //p' "$art/probe/results.log" | tr -d '\r')
+	echo "# booted $got ($accel)"
+	[ "$got" = "$release" ] || { echo "# uname -r is '$got', built '$release'"; return "$KSFT_FAIL"; }
+	case "$got" in
+	*"$suffix") return "$KSFT_PASS" ;;
+	*) echo "# release '$got' lacks the $tree mark '$suffix'"; return "$KSFT_FAIL" ;;
+	esac
+}
+
+# vsock_job JOB: run a vsock_test-style job and print its cases as subtests.
+vsock_job()
+{
+	_jrc=0
+	run_job "$1" || _jrc=$?
+	sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$art/$1/results.log" > "$art/$1/job.log"
+	ktap_from_vsock_test "$art/$1/job.log" | tee "$art/$1/cases.ktap"
+	_cases=$(grep -c '^    ok ' "$art/$1/cases.ktap" || true)
+	echo "# $1: $_cases cases passed"
+	[ "$_jrc" != 0 ] || [ "$_cases" -gt 0 ] || {
+		echo "# $1: no test case ran"
+		return "$KSFT_FAIL"
+	}
+	return "$_jrc"
+}
+
+test_vsock_test_loopback() { vsock_job vsock_test_loopback; }
+test_vsock_diag_test_loopback() { vsock_job vsock_diag_test_loopback; }
+
+echo "# $target/$tree: $release, accelerator $accel, artefacts $art"
+# shellcheck disable=SC2086
+{ rc=0; run_tests $TESTS || rc=$?; echo "$rc" > "$art/rc"; } | tee "$art/results.ktap"
+exit "$(cat "$art/rc")"
