@@ -111,3 +111,16 @@ sha256_of()
 # Elapsed-time helpers for the per-stage timing lines.
 stage_start() { _stage_t0=$(date +%s); }
 stage_end()   { log "$1 done in $(( $(date +%s) - _stage_t0 )) s"; }
+
+# The kernel build identity shared by ci/build and ci/package: fixed user,
+# host and time stamp (reproducible objects, shared ccache entries), and the
+# kit's ccache.  With it, a make in a build folder finds everything up to
+# date and rebuilds nothing.
+kbuild_env()
+{
+	export CCACHE_DIR="${CCACHE_DIR:-$RXKIT_CACHE/ccache}"
+	export CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
+	export KBUILD_BUILD_USER=rxkit KBUILD_BUILD_HOST=rxkit
+	export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-Thu Jan  1 00:00:00 UTC 2026}"
+	export KBUILD_BUILD_VERSION=1
+}

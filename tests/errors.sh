@@ -9,7 +9,7 @@ PROG=errors
 . "$RXKIT_TOP/tests/lib.sh"
 
 readonly TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
-patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet qemu_no_init"
+archive_drift patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet qemu_no_init"
 
 usage()
 {
@@ -112,6 +112,35 @@ test_local_tarball_drift()
 	}
 }
 
+# The archive dropped the pinned sublevel: a copy of the kit whose 7.3 pin
+# names a package version the archive does not have fetches the newest of
+# the line instead, says so loudly and records drift=yes.
+test_archive_drift()
+{
+	kit="$work/kit"
+	mkdir -p "$kit/series/7.3"
+	cp -r "$RXKIT_TOP/ci" "$kit/ci"
+	sed -e 's/^package_version=.*/package_version=7.3.0-1~bpo13+1/' \
+	    -e 's/^deb_sha256=.*/deb_sha256=0000000000000000000000000000000000000000000000000000000000000000/' \
+		"$RXKIT_TOP/series/7.3/base" > "$kit/series/7.3/base"
+	if ! env RXKIT_CACHE="$work/dcache" "$kit/ci/fetch" 7.3 > "$work/adrift.out" 2>&1; then
+		if grep -q 'apt-get update of .* failed' "$work/adrift.out"; then
+			SKIP_REASON="the Debian archive is not reachable"
+			return "$KSFT_SKIP"
+		fi
+		sed 's/^/#   /' "$work/adrift.out"
+		return "$KSFT_FAIL"
+	fi
+	grep 'NO LONGER IN\|INSTEAD' "$work/adrift.out" | sed 's/^/#   /'
+	grep -q 'PINNED linux-source-7.3 7.3.0-1~bpo13+1 IS NO LONGER IN' "$work/adrift.out" &&
+	grep -qx 'drift=yes' "$work/dcache/src/7.3/FETCHED" || {
+		echo "# drift not reported"; sed 's/^/#   /' "$work/adrift.out"
+		return "$KSFT_FAIL"
+	}
+	echo "# fetched $(sed -n 's/^source=//p' "$work/dcache/src/7.3/FETCHED")"
+	rm -rf "$work/dcache" "$kit"
+}
+
 # series_of NAME SEDEXPR: a one-patch series against the fake tree's file.c.
 series_of()
 {
@@ -207,7 +236,7 @@ test_qemu_no_init()
 	mkdir -p "$work/noinit/etc"
 	(cd "$work/noinit" && echo etc | cpio -o -H newc --quiet | gzip) > "$work/noinit.gz"
 	rc=0
-	BOOT_TIMEOUT=30 guest_run "$work/vm" "$o/arch/x86/boot/bzImage" "$work/noinit.gz" \
+	guest_run -b 30 "$work/vm" "$o/arch/x86/boot/bzImage" "$work/noinit.gz" \
 		probe tcg || rc=$?
 	[ "$rc" = 2 ] || { echo "# guest_run returned $rc, expected 2 (no /init)"; return "$KSFT_FAIL"; }
 	[ -s "$work/vm/serial.log" ] || { echo "# serial log not kept"; return "$KSFT_FAIL"; }
@@ -215,7 +244,7 @@ test_qemu_no_init()
 	# And a guest that hangs before /init: bounded by BOOT_TIMEOUT.
 	t0=$(date +%s)
 	rc=0
-	BOOT_TIMEOUT=5 guest_run "$work/vm2" "$o/arch/x86/boot/bzImage" "$work/noinit.gz" \
+	guest_run -b 5 "$work/vm2" "$o/arch/x86/boot/bzImage" "$work/noinit.gz" \
 		probe tcg -append "console=ttyS0 panic=0" || rc=$?
 	t=$(( $(date +%s) - t0 ))
 	[ "$rc" = 2 ] && [ "$t" -lt 30 ] ||

@@ -63,13 +63,22 @@ qemu_accel_args()
 	esac
 }
 
-# guest_run DIR KERNEL INITRD JOB ACCEL [EXTRA QEMU ARGS...]
+# guest_run [-b BOOT_SECS] [-j JOB_SECS] DIR KERNEL INITRD JOB ACCEL [QEMU ARGS...]
 # Boots the guest, runs JOB, collects DIR/serial.log (console) and
 # DIR/results.log (protocol).  Returns 0 when the guest finished, 2 when it
-# never reached /init within BOOT_TIMEOUT, 3 when the job overran
-# JOB_TIMEOUT.  The guest is always gone when this returns.
+# never reached /init within BOOT_SECS (default BOOT_TIMEOUT), 3 when the
+# job overran JOB_SECS (default JOB_TIMEOUT).  The guest is always gone when
+# this returns.
 guest_run()
 {
+	_bto=$BOOT_TIMEOUT _jto=$JOB_TIMEOUT
+	while :; do
+		case "$1" in
+		-b) _bto=$2; shift 2 ;;
+		-j) _jto=$2; shift 2 ;;
+		*) break ;;
+		esac
+	done
 	_dir=$1 _kernel=$2 _initrd=$3 _job=$4 _accel=$5
 	shift 5
 	mkdir -p "$_dir"
@@ -90,7 +99,7 @@ guest_run()
 			_rc=2
 			break
 		fi
-		if [ "$_t" -ge $((BOOT_TIMEOUT * 5)) ]; then
+		if [ "$_t" -ge $((_bto * 5)) ]; then
 			_rc=2
 			break
 		fi
@@ -98,10 +107,16 @@ guest_run()
 		_t=$((_t + 1))
 	done
 	_t=0
+	_done=0
 	while [ "$_rc" = 0 ] && kill -0 "$_pid" 2>/dev/null; do
-		if [ "$_t" -ge $((JOB_TIMEOUT * 5)) ]; then
+		if [ "$_t" -ge $((_jto * 5)) ]; then
 			_rc=3
 			break
+		fi
+		# Finished but still up (reboot failed?): 2 s of grace.
+		if grep -q '^RXKIT: done' "$_dir/results.log" 2>/dev/null; then
+			_done=$((_done + 1))
+			[ "$_done" -lt 10 ] || break
 		fi
 		sleep 0.2
 		_t=$((_t + 1))
@@ -143,7 +158,7 @@ pick_accel()
 		return
 	fi
 	_prc=0
-	BOOT_TIMEOUT=20 JOB_TIMEOUT=20 guest_run "$3" "$1" "$2" probe kvm || _prc=$?
+	guest_run -b 20 -j 20 "$3" "$1" "$2" probe kvm || _prc=$?
 	if [ "$_prc" = 0 ] && grep -q '^RXKIT: done' "$3/results.log"; then
 		log "accelerator: KVM (probe boot finished)" >&2
 		printf 'kvm\n'
@@ -153,25 +168,45 @@ pick_accel()
 	fi
 }
 
-# ktap_from_vsock_test LOG: the per-case lines of vsock_test /
-# vsock_diag_test ("N - name...ok") as indented KTAP subtests.
+# ktap_from_vsock_test LOG [SKIPLIST]: the per-case lines of vsock_test /
+# vsock_diag_test ("N - name...ok", where a case may print diagnostics
+# between its name and its verdict) as indented KTAP subtests.  A case
+# without a verdict (the program died in it) is "not ok".
 ktap_from_vsock_test()
 {
-	tr -d '\r' < "$1" | awk '
-		/^[0-9]+ - .*\.\.\.ok$/ {
-			n++; sub(/\.\.\.ok$/, ""); sub(/^[0-9]+ - /, "")
-			res[n] = "ok " n " " $0; next
+	tr -d '\r' < "$1" | grep -v '^server: ' | awk -v skiplist="${2:-/dev/null}" '
+		BEGIN {
+			while ((getline l < skiplist) > 0) {
+				if (l ~ /^#/ || l !~ /[^ ]/) continue
+				id = l; sub(/ .*/, "", id); r = l; sub(/^[^ ]* /, "", r)
+				why[id] = r
+			}
 		}
-		/^[0-9]+ - .*\.\.\.skipped$/ {
-			n++; sub(/\.\.\.skipped$/, ""); sub(/^[0-9]+ - /, "")
-			res[n] = "ok " n " " $0 " # SKIP skipped by the test itself"; next
+		function close_case(verdict) {
+			if (!open) return
+			if (verdict == "ok") res[n] = "ok " n " " name
+			else if (verdict == "skipped") res[n] = "ok " n " " name " # SKIP " ((n - 1) in why ? why[n - 1] : "skipped by the test itself")
+			else res[n] = "not ok " n " " name
+			open = 0
 		}
-		/^[0-9]+ - / && !/^server: / {
-			n++; line = $0; sub(/^[0-9]+ - /, "", line); sub(/\.\.\..*/, "", line)
-			res[n] = "not ok " n " " line; next
+		/^[0-9]+ - / {
+			close_case("")
+			n++; open = 1
+			line = $0
+			sub(/^[0-9]+ - /, "", line)
+			name = line; sub(/\.\.\..*$/, "", name)
+			rest = line; sub(/^[^.]*(\.[^.]+)*\.\.\./, "", rest)
+			if (index(line, "...") && rest ~ /(^|\.\.\.)ok$/) close_case("ok")
+			else if (index(line, "...") && rest ~ /skipped$/) close_case("skipped")
+			else if (index(line, "...") && rest != "") note[n] = note[n] "    # " rest "\n"
+			next
 		}
+		open && /^(ok|skipped)$/ { close_case($0); next }
+		open && /ok$/ && !/^RXKIT:/ { note[n] = note[n] "    # " substr($0, 1, length($0) - 2) "\n"; close_case("ok"); next }
+		open && !/^RXKIT:/ { note[n] = note[n] "    # " $0 "\n"; next }
 		END {
+			close_case("")
 			print "    1.." n
-			for (i = 1; i <= n; i++) print "    " res[i]
+			for (i = 1; i <= n; i++) printf "%s    %s\n", note[i], res[i]
 		}'
 }

@@ -129,7 +129,8 @@ test_shell_syntax()
 	rc=$KSFT_PASS
 	for f in "$RXKIT_TOP"/ci/* "$RXKIT_TOP"/tests/*.sh "$RXKIT_TOP"/tests/mkinitramfs \
 		 "$RXKIT_TOP"/tests/check "$RXKIT_TOP"/tests/guest/init \
-		 "$RXKIT_TOP"/tests/guest/jobs/* "$RXKIT_TOP"/.ci/run; do
+		 "$RXKIT_TOP"/tests/guest/jobs/* "$RXKIT_TOP"/tests/guest/lib.sh \
+		 "$RXKIT_TOP"/.ci/run; do
 		[ -f "$f" ] || continue
 		sh -n "$f" 2>&1 | sed 's/^/# /' | grep . && rc=$KSFT_FAIL
 	done
