@@ -9,7 +9,7 @@ PROG=errors
 . "$RXKIT_TOP/tests/lib.sh"
 
 readonly TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
-archive_drift patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet qemu_no_init"
+archive_drift patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet qemu_no_init dmesg_scan"
 
 usage()
 {
@@ -250,6 +250,27 @@ test_qemu_no_init()
 	[ "$rc" = 2 ] && [ "$t" -lt 30 ] ||
 		{ echo "# hung guest: rc=$rc after ${t}s, expected 2 within the 5 s bound"; return "$KSFT_FAIL"; }
 	echo "# hung guest stopped after ${t}s"
+}
+
+# A WARNING in the guest's kernel log is found by the scan that fails runs.
+test_dmesg_scan()
+{
+	src="$(src_root "$target")/patched"
+	o="$src/o-guest"
+	[ -f "$o/arch/x86/boot/bzImage" ] ||
+		{ SKIP_REASON="no built $target kernel (ci/build $target)"; return "$KSFT_SKIP"; }
+	initrd=$(ensure_initramfs "$src" "$o") || return "$KSFT_FAIL"
+	guest_run "$work/warn" "$o/arch/x86/boot/bzImage" "$initrd" \
+		kmsg_warn tcg || { echo "# guest run failed"; return "$KSFT_FAIL"; }
+	bad=$(guest_dmesg_bad "$work/warn")
+	printf '%s\n' "$bad" | sed 's/^/#   found: /'
+	printf '%s\n' "$bad" | grep -q 'WARNING: CPU: 0 PID: 1 at rxkit/selftest.c:1' ||
+		{ echo "# the injected WARNING was not found"; return "$KSFT_FAIL"; }
+	# And the clean probe boot of the same kernel has nothing to report.
+	guest_run "$work/clean" "$o/arch/x86/boot/bzImage" "$initrd" \
+		probe tcg || { echo "# guest run failed"; return "$KSFT_FAIL"; }
+	bad=$(guest_dmesg_bad "$work/clean")
+	[ -z "$bad" ] || { printf '%s\n' "$bad" | sed 's/^/#   clean boot: /'; return "$KSFT_FAIL"; }
 }
 
 # shellcheck disable=SC2086

@@ -44,12 +44,13 @@ ktap_finish()
 # diagnostics as '# ' lines and sets SKIP_REASON before returning KSFT_SKIP.
 run_tests()
 {
+	# Test functions share the shell's globals: names here are private.
 	ktap_header $#
-	for t in "$@"; do
+	for _rt_name in "$@"; do
 		SKIP_REASON=
-		rc=0
-		"test_$t" || rc=$?
-		ktap_result "$rc" "$t" "$SKIP_REASON"
+		_rt_rc=0
+		"test_$_rt_name" || _rt_rc=$?
+		ktap_result "$_rt_rc" "$_rt_name" "$SKIP_REASON"
 	done
 	ktap_finish
 }
@@ -209,4 +210,16 @@ ktap_from_vsock_test()
 			print "    1.." n
 			for (i = 1; i <= n; i++) printf "%s    %s\n", note[i], res[i]
 		}'
+}
+
+# ensure_initramfs SRC O: O/rxkit-initramfs.cpio.gz, rebuilt when the guest
+# files or the kernel are newer (tests/mkinitramfs); prints its path.
+ensure_initramfs()
+{
+	_ird="$2/rxkit-initramfs.cpio.gz"
+	if [ ! -f "$_ird" ] || [ -n "$(find "$RXKIT_TOP/tests/guest" \
+		"$2/arch/x86/boot/bzImage" -newer "$_ird" 2>/dev/null | head -n 1)" ]; then
+		"$RXKIT_TOP/tests/mkinitramfs" "$1" "$2" >&2 || return 1
+	fi
+	printf '%s\n' "$_ird"
 }

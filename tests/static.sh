@@ -85,8 +85,10 @@ upstream_applied()
 	touch "$work/eq.done"
 }
 
-# Every series names existing files, every file is named, each patch keeps
-# the author and cites the posting, and ends its note before the kit's SoB.
+# Every series names existing files and every file is named.  A patch of
+# the posted series (same file name as in patches/upstream/) keeps the
+# author and cites the posting; a prerequisite names the series patch that
+# needs it (Stable-dep-of:); each carries a bracketed backport note.
 test_series_files()
 {
 	rc=$KSFT_PASS
@@ -94,15 +96,23 @@ test_series_files()
 		d=${s%/series}
 		for p in $(grep -v '^[[:space:]]*#' "$s"); do
 			[ -f "$d/$p" ] || { echo "# $s: $p missing"; rc=$KSFT_FAIL; continue; }
+			grep -q '^\[ vsock-rxkit: ' "$d/$p" ||
+				{ echo "# $d/$p: no bracketed backport note"; rc=$KSFT_FAIL; }
+			if [ ! -f "$up/$p" ]; then
+				grep -q '^From: ' "$d/$p" && grep -q '^Stable-dep-of: ' "$d/$p" ||
+					{ echo "# $d/$p: prerequisite without From: or Stable-dep-of:"; rc=$KSFT_FAIL; }
+				continue
+			fi
 			grep -q '^From: Jia Jia <physicalmtea@gmail.com>$' "$d/$p" ||
 				{ echo "# $d/$p: original author lost"; rc=$KSFT_FAIL; }
 			grep -q '^Posted-as: \[PATCH net-next v2 [1-5]/5\], series Message-ID <20261010142247.99223-1-physicalmtea@gmail.com>' "$d/$p" ||
 				{ echo "# $d/$p: posting not cited"; rc=$KSFT_FAIL; }
-			grep -q '^\[ vsock-rxkit: ' "$d/$p" ||
-				{ echo "# $d/$p: no bracketed backport note"; rc=$KSFT_FAIL; }
 		done
 		for f in "$d"/*.patch; do
 			grep -qx "${f##*/}" "$s" || { echo "# $f: not in $s"; rc=$KSFT_FAIL; }
+		done
+		for n in 1 2 3 4 5; do
+			grep -q "^000$n-" "$s" || { echo "# $s: no patch $n/5"; rc=$KSFT_FAIL; }
 		done
 	done
 	return "$rc"

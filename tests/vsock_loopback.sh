@@ -49,11 +49,7 @@ o="$src/o-$flavour"
 kernel="$o/arch/x86/boot/bzImage"
 [ -f "$kernel" ] || die "$kernel missing; run: ci/build --tree $tree $target"
 release=$(cat "$o/include/config/kernel.release")
-initrd="$o/rxkit-initramfs.cpio.gz"
-# Rebuild the initramfs when the tests or the tree changed after it.
-if [ ! -f "$initrd" ] || [ -n "$(find "$RXKIT_TOP/tests/guest" "$kernel" -newer "$initrd" 2>/dev/null | head -n 1)" ]; then
-	"$RXKIT_TOP/tests/mkinitramfs" "$src" "$o" >&2
-fi
+initrd=$(ensure_initramfs "$src" "$o")
 art="$(out_dir "$target")/$tree/loopback"
 rm -rf "$art"
 mkdir -p "$art"
