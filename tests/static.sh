@@ -7,7 +7,7 @@ PROG=static
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly TESTS="upstream_verbatim upstream_git_am series_files series_equivalent shell_syntax"
+readonly TESTS="upstream_verbatim upstream_git_am series_files series_equivalent interdiff shell_syntax"
 
 usage()
 {
@@ -132,6 +132,22 @@ test_series_equivalent()
 	cat "$work/eq.diff"
 	[ ! -s "$work/eq.diff" ] || return "$KSFT_FAIL"
 	echo "# 6 files identical"
+}
+
+# ci/interdiff works on every series (written to out/interdiff/TARGET.txt
+# for review) and finds the 7.3 refresh identical to the posting.
+test_interdiff()
+{
+	mkdir -p "$RXKIT_OUT/interdiff"
+	for b in "$RXKIT_TOP"/series/*/series; do
+		t=${b%/series}
+		t=${t##*/}
+		"$RXKIT_TOP/ci/interdiff" "$t" > "$RXKIT_OUT/interdiff/$t.txt" ||
+			{ echo "# ci/interdiff $t failed"; return "$KSFT_FAIL"; }
+		echo "# $t: $(grep -c ': identical$' "$RXKIT_OUT/interdiff/$t.txt") of $(grep -c '^=== ' "$RXKIT_OUT/interdiff/$t.txt") patches identical to the posting"
+	done
+	n=$(grep -c ': identical$' "$RXKIT_OUT/interdiff/7.3.txt")
+	[ "$n" = 5 ] || { echo "# 7.3: $n of 5 patches identical, expected 5"; return "$KSFT_FAIL"; }
 }
 
 test_shell_syntax()
