@@ -9,7 +9,7 @@ PROG=errors
 . "$RXKIT_TOP/tests/lib.sh"
 
 readonly TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
-archive_drift patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet qemu_no_init dmesg_scan"
+archive_drift patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet qemu_no_init dmesg_scan drift_report"
 
 usage()
 {
@@ -271,6 +271,39 @@ test_dmesg_scan()
 		probe tcg || { echo "# guest run failed"; return "$KSFT_FAIL"; }
 	bad=$(guest_dmesg_bad "$work/clean")
 	[ -z "$bad" ] || { printf '%s\n' "$bad" | sed 's/^/#   clean boot: /'; return "$KSFT_FAIL"; }
+}
+
+# ci/check-drift on a tree that moved: the vsock files of the pinned 7.3
+# tree with three lines more at the top of virtio_transport_common.c and
+# vsock_check_source() gone from af_vsock.h must report offsets and the
+# fix that disappeared, and exit 1; the series and the cache stay as they were.
+test_drift_report()
+{
+	pr="$(src_root 7.3)/pristine"
+	[ -d "$pr" ] || { SKIP_REASON="no fetched 7.3 tree (ci/fetch 7.3)"; return "$KSFT_SKIP"; }
+	d="$work/drift/linux-7.3.99"
+	mkdir -p "$d"
+	printf 'VERSION = 7\nPATCHLEVEL = 3\nSUBLEVEL = 99\nEXTRAVERSION =\n' > "$d/Makefile"
+	for f in include/linux/virtio_vsock.h include/net/af_vsock.h \
+		 net/vmw_vsock/af_vsock.c net/vmw_vsock/virtio_transport.c \
+		 net/vmw_vsock/virtio_transport_common.c net/vmw_vsock/vsock_bpf.c; do
+		mkdir -p "$d/${f%/*}"
+		cp "$pr/$f" "$d/$f"
+	done
+	sed -i '1i /* moved */\n/* by */\n/* three */' "$d/net/vmw_vsock/virtio_transport_common.c"
+	sed -i 's/vsock_check_source/vsock_check_src_gone/' "$d/include/net/af_vsock.h"
+	tar -C "$work/drift" -cJf "$work/drift.tar.xz" linux-7.3.99
+	before=$(cat "$RXKIT_TOP"/series/7.3/* | sha256sum)
+	rc=0
+	"$RXKIT_TOP/ci/check-drift" --tarball "$work/drift.tar.xz" \
+		--sha256 "$(sha256_of "$work/drift.tar.xz")" 7.3 > "$work/drift.out" 2>&1 || rc=$?
+	sed 's/^/#   /' "$work/drift.out"
+	[ "$rc" = 1 ] || { echo "# exit $rc, expected 1 (drift)"; return "$KSFT_FAIL"; }
+	grep -q '0001-.* 0 failed, [1-9][0-9]* offset' "$work/drift.out" &&
+	grep -q 'NOW ABSENT: vsock/virtio: validate packet source' "$work/drift.out" ||
+		{ echo "# offsets or the missing fix not reported"; return "$KSFT_FAIL"; }
+	[ "$(cat "$RXKIT_TOP"/series/7.3/* | sha256sum)" = "$before" ] ||
+		{ echo "# series/7.3 changed"; return "$KSFT_FAIL"; }
 }
 
 # shellcheck disable=SC2086

@@ -7,7 +7,7 @@ PROG=static
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly TESTS="upstream_verbatim upstream_git_am series_files series_equivalent interdiff shell_syntax"
+readonly TESTS="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record shell_syntax"
 
 usage()
 {
@@ -148,6 +148,21 @@ test_interdiff()
 	done
 	n=$(grep -c ': identical$' "$RXKIT_OUT/interdiff/7.3.txt")
 	[ "$n" = 5 ] || { echo "# 7.3: $n of 5 patches identical, expected 5"; return "$KSFT_FAIL"; }
+}
+
+# series/TARGET/fixes describes each fetched pinned tree.
+test_fixes_record()
+{
+	n=0
+	for f in "$RXKIT_TOP"/series/*/fixes; do
+		t=${f%/fixes}
+		t=${t##*/}
+		[ -d "$(src_root "$t")/pristine" ] || { echo "# $t: not fetched here"; continue; }
+		"$RXKIT_TOP/ci/check-drift" --verify-record "$t" 2>&1 | sed 's/^/# /'
+		"$RXKIT_TOP/ci/check-drift" --verify-record "$t" >/dev/null 2>&1 || return "$KSFT_FAIL"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] || { SKIP_REASON="no target with a fixes record is fetched"; return "$KSFT_SKIP"; }
 }
 
 test_shell_syntax()
