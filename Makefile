@@ -20,6 +20,7 @@ run: deps
 	ci/build $(TARGET)
 	tests/vsock_loopback.sh --tree patched $(TARGET)
 	tests/vsock_loopback.sh --tree baseline $(TARGET)
+	tests/vsock_virtio.sh --tree patched $(TARGET)
 	ci/package $(TARGET)
 	ci/summary $(TARGET)
 

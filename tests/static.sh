@@ -169,6 +169,7 @@ test_shell_syntax()
 {
 	rc=$KSFT_PASS
 	for f in "$RXKIT_TOP"/ci/* "$RXKIT_TOP"/tests/*.sh "$RXKIT_TOP"/tests/mkinitramfs \
+		 "$RXKIT_TOP"/tests/vhost-user-backend \
 		 "$RXKIT_TOP"/tests/check "$RXKIT_TOP"/tests/guest/init \
 		 "$RXKIT_TOP"/tests/guest/jobs/* "$RXKIT_TOP"/tests/guest/lib.sh \
 		 "$RXKIT_TOP"/.ci/run; do

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rxkit-vsock: the data mover of tests/vsock_virtio.sh.
+ *
+ * One static binary for both sides: in the guest it speaks AF_VSOCK, on
+ * the host it speaks the Unix-socket protocol of the vhost-device-vsock
+ * daemon (host to guest: connect to the daemon's uds_path, send
+ * "CONNECT <port>\n", read "OK <n>\n"; guest to host: the daemon connects
+ * to "<uds_path>_<port>").
+ *
+ * Every stream starts with a 16-byte header ("RXKITPAT", the stream id and
+ * the payload length, big endian); payload byte i of stream s is
+ * ((i + 100 * s) * 7 + 3) mod 251.  The receiver checks every byte and
+ * prints one line a stream:
+ *
+ *   rxkit-vsock: MODE stream=S bytes=N expected=N errors=E first_bad=OFF
+ *                ms=T mibps=R result=ok|fail
+ *
+ * Usage: see usage() below.  Exit 0 when every stream passed, 1 on a data
+ * error, 2 on a usage or system error, 3 on timeout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <linux/vm_sockets.h>
+
+#define PERIOD		251
+#define MAX_IO		(256 * 1024)
+#define HDR_LEN		16
+#define MAGIC		"RXKITPAT"
+
+static unsigned char ref[MAX_IO + PERIOD];
+static unsigned char buf[MAX_IO];
+static unsigned int timeout_secs = 120;
+static int print_ready;
+static const char *mode = "?";
+
+/* Read and write sizes cycle through these (0: the fixed size given). */
+static const size_t io_sizes[] = {
+	65536, 4096, 1, 60000, 16384, 7, 262144, 1500, 32768, 4095,
+};
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: rxkit-vsock cid\n"
+		"       rxkit-vsock [-t SECS] [-r] recv PORT STREAMS BYTES\n"
+		"       rxkit-vsock [-t SECS] send CID PORT STREAM BYTES CHUNK\n"
+		"       rxkit-vsock [-t SECS] uds-send PATH PORT STREAMS BYTES CHUNK\n"
+		"       rxkit-vsock [-t SECS] [-r] uds-recv PATH STREAMS BYTES\n"
+		"\n"
+		"cid       print the local CID (IOCTL_VM_SOCKETS_GET_LOCAL_CID)\n"
+		"recv      AF_VSOCK listener on PORT: check STREAMS streams of\n"
+		"          BYTES payload bytes each (guest RX)\n"
+		"send      AF_VSOCK client: send stream STREAM to CID:PORT\n"
+		"uds-send  STREAMS parallel streams to guest PORT through the\n"
+		"          vhost-device-vsock socket PATH (CONNECT <port>)\n"
+		"uds-recv  Unix listener on PATH (the daemon's PATH_<port>)\n"
+		"BYTES     payload bytes a stream (K, M, G suffixes; below 4 GiB);\n"
+		"          0 for the receiver: the length in the stream header\n"
+		"CHUNK     write size in bytes; 0 cycles through 1 B..256 KiB\n"
+		"-t SECS   give up after SECS seconds (exit 3; default 120)\n"
+		"-r        print 'RXKIT: ready port=P|path streams=N' once listening\n");
+	exit(2);
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "rxkit-vsock: %s: %s: %s\n", mode, what,
+		strerror(errno));
+	exit(2);
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "rxkit-vsock: timeout\n";
+
+	(void)sig;
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(3);
+}
+
+static void arm_timeout(void)
+{
+	signal(SIGALRM, on_alarm);
+	alarm(timeout_secs);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static unsigned long long parse_num(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		usage();
+	switch (*end) {
+	case 'G':
+		v <<= 10;
+		/* fall through */
+	case 'M':
+		v <<= 10;
+		/* fall through */
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	}
+	if (*end)
+		usage();
+	return v;
+}
+
+/* The pattern phase of payload offset OFF of stream S. */
+static size_t phase(unsigned int s, unsigned long long off)
+{
+	return (off + 100ULL * s) % PERIOD;
+}
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+static uint32_t get_be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static void write_all(int fd, const void *p, size_t len)
+{
+	const char *c = p;
+
+	while (len) {
+		ssize_t n = write(fd, c, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die("write");
+		c += n;
+		len -= n;
+	}
+}
+
+static void send_stream(int fd, unsigned int s, unsigned long long bytes,
+			size_t chunk)
+{
+	unsigned char hdr[HDR_LEN];
+	unsigned long long off = 0;
+	unsigned int k = 0;
+	uint64_t t0 = now_ns(), dt;
+
+	if (bytes > 0xffffffffULL) {
+		errno = EINVAL;
+		die("BYTES must stay below 4 GiB");
+	}
+	memcpy(hdr, MAGIC, 8);
+	put_be32(hdr + 8, s);
+	put_be32(hdr + 12, bytes);
+	write_all(fd, hdr, sizeof(hdr));
+	while (off < bytes) {
+		size_t n = chunk ? chunk : io_sizes[k++ % (sizeof(io_sizes) /
+							  sizeof(io_sizes[0]))];
+
+		if (n > MAX_IO)
+			n = MAX_IO;
+		if (n > bytes - off)
+			n = bytes - off;
+		write_all(fd, ref + phase(s, off), n);
+		off += n;
+	}
+	if (shutdown(fd, SHUT_WR))
+		die("shutdown");
+	dt = now_ns() - t0;
+	printf("rxkit-vsock: %s stream=%u bytes=%llu ms=%llu mibps=%.1f result=sent\n",
+	       mode, s, off, (unsigned long long)(dt / 1000000),
+	       dt ? off / 1048576.0 / (dt / 1e9) : 0.0);
+}
+
+/* Check one stream on FD; returns 0 when all its bytes are right. */
+static int recv_stream(int fd, unsigned long long expected)
+{
+	unsigned char hdr[HDR_LEN];
+	unsigned long long off = 0, errors = 0;
+	long long first_bad = -1;
+	size_t got = 0;
+	unsigned int s = 0, k = 0;
+	uint64_t t0 = 0, t1 = 0;
+	int ok;
+
+	while (got < HDR_LEN) {
+		ssize_t n = read(fd, hdr + got, HDR_LEN - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("read");
+		if (n == 0)
+			break;
+		if (!t0)
+			t0 = now_ns();
+		got += n;
+	}
+	if (got < HDR_LEN || memcmp(hdr, MAGIC, 8)) {
+		printf("rxkit-vsock: %s stream=? bytes=0 expected=%llu errors=1 first_bad=0 header=%s result=fail\n",
+		       mode, expected, got < HDR_LEN ? "short" : "bad-magic");
+		return 1;
+	}
+	s = get_be32(hdr + 8);
+	if (!expected)
+		expected = get_be32(hdr + 12);
+	for (;;) {
+		size_t want = io_sizes[k++ % (sizeof(io_sizes) /
+					      sizeof(io_sizes[0]))];
+		ssize_t n = read(fd, buf, want);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("read");
+		if (n == 0)
+			break;
+		t1 = now_ns();
+		if (off + n > expected) {
+			/* Extra bytes are errors, counted once each. */
+			size_t good = off < expected ? expected - off : 0;
+
+			errors += n - good;
+			if (first_bad < 0)
+				first_bad = expected;
+			n = good;
+		}
+		if (n && memcmp(buf, ref + phase(s, off), n)) {
+			ssize_t i;
+
+			for (i = 0; i < n; i++) {
+				if (buf[i] == ref[phase(s, off) + i])
+					continue;
+				errors++;
+				if (first_bad < 0)
+					first_bad = off + i;
+			}
+		}
+		off += n;
+	}
+	if (off < expected) {
+		errors += expected - off;
+		if (first_bad < 0)
+			first_bad = off;
+	}
+	if (t1 < t0)
+		t1 = t0;
+	ok = !errors && get_be32(hdr + 12) == expected;
+	printf("rxkit-vsock: %s stream=%u bytes=%llu expected=%llu errors=%llu first_bad=%lld ms=%llu mibps=%.1f result=%s\n",
+	       mode, s, off, expected, errors, first_bad,
+	       (unsigned long long)((t1 - t0) / 1000000),
+	       t1 > t0 ? (off + HDR_LEN) / 1048576.0 / ((t1 - t0) / 1e9) : 0.0,
+	       ok ? "ok" : "fail");
+	return !ok;
+}
+
+/* Accept STREAMS connections on LFD, check each in a child process. */
+static int serve(int lfd, const char *where, unsigned int streams,
+		 unsigned long long bytes)
+{
+	unsigned int i;
+	int rc = 0, status;
+
+	if (print_ready) {
+		printf("RXKIT: ready %s streams=%u\n", where, streams);
+		fflush(stdout);
+	}
+	for (i = 0; i < streams; i++) {
+		int fd = accept(lfd, NULL, NULL);
+		pid_t pid;
+
+		if (fd < 0)
+			die("accept");
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			close(lfd);
+			arm_timeout();
+			exit(recv_stream(fd, bytes));
+		}
+		close(fd);
+	}
+	while (wait(&status) > 0) {
+		if (!WIFEXITED(status))
+			rc = 2;
+		else if (WEXITSTATUS(status) > rc)
+			rc = WEXITSTATUS(status);
+	}
+	return rc;
+}
+
+static int cmd_cid(void)
+{
+	unsigned int cid;
+	int fd = open("/dev/vsock", O_RDONLY);
+
+	if (fd < 0)
+		die("/dev/vsock");
+	if (ioctl(fd, IOCTL_VM_SOCKETS_GET_LOCAL_CID, &cid))
+		die("IOCTL_VM_SOCKETS_GET_LOCAL_CID");
+	printf("%u\n", cid);
+	return 0;
+}
+
+static int cmd_recv(unsigned int port, unsigned int streams,
+		    unsigned long long bytes)
+{
+	struct sockaddr_vm sa = {
+		.svm_family = AF_VSOCK,
+		.svm_cid = VMADDR_CID_ANY,
+		.svm_port = port,
+	};
+	char where[32];
+	int fd = socket(AF_VSOCK, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		die("socket(AF_VSOCK)");
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		die("bind");
+	if (listen(fd, streams))
+		die("listen");
+	snprintf(where, sizeof(where), "port=%u", port);
+	return serve(fd, where, streams, bytes);
+}
+
+static int cmd_send(unsigned int cid, unsigned int port, unsigned int s,
+		    unsigned long long bytes, size_t chunk)
+{
+	struct sockaddr_vm sa = {
+		.svm_family = AF_VSOCK,
+		.svm_cid = cid,
+		.svm_port = port,
+	};
+	int fd = socket(AF_VSOCK, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		die("socket(AF_VSOCK)");
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		die("connect");
+	send_stream(fd, s, bytes, chunk);
+	close(fd);
+	return 0;
+}
+
+static void uds_addr(struct sockaddr_un *sa, const char *path)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa->sun_path)) {
+		errno = ENAMETOOLONG;
+		die(path);
+	}
+	memcpy(sa->sun_path, path, strlen(path) + 1);
+}
+
+/* One host-to-guest stream through the daemon's Unix socket. */
+static int uds_send_one(const char *path, unsigned int port, unsigned int s,
+			unsigned long long bytes, size_t chunk)
+{
+	struct sockaddr_un sa;
+	char line[64];
+	size_t len = 0;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		die("socket(AF_UNIX)");
+	uds_addr(&sa, path);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		die(path);
+	len = snprintf(line, sizeof(line), "CONNECT %u\n", port);
+	write_all(fd, line, len);
+	/* The answer, byte by byte: the guest's data may follow it. */
+	len = 0;
+	while (len < sizeof(line) - 1) {
+		ssize_t n = read(fd, line + len, 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (line[len++] == '\n')
+			break;
+	}
+	line[len] = 0;
+	if (strncmp(line, "OK ", 3)) {
+		printf("rxkit-vsock: %s stream=%u CONNECT %u answered '%.*s' result=fail\n",
+		       mode, s, port, (int)strcspn(line, "\n"), line);
+		return 1;
+	}
+	send_stream(fd, s, bytes, chunk);
+	close(fd);
+	return 0;
+}
+
+static int cmd_uds_send(const char *path, unsigned int port,
+			unsigned int streams, unsigned long long bytes,
+			size_t chunk)
+{
+	unsigned int i;
+	int rc = 0, status;
+
+	fflush(stdout);
+	for (i = 0; i < streams; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			arm_timeout();
+			exit(uds_send_one(path, port, i, bytes, chunk));
+		}
+	}
+	while (wait(&status) > 0) {
+		if (!WIFEXITED(status))
+			rc = 2;
+		else if (WEXITSTATUS(status) > rc)
+			rc = WEXITSTATUS(status);
+	}
+	return rc;
+}
+
+static int cmd_uds_recv(const char *path, unsigned int streams,
+			unsigned long long bytes)
+{
+	struct sockaddr_un sa;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		die("socket(AF_UNIX)");
+	uds_addr(&sa, path);
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		die(path);
+	if (listen(fd, streams))
+		die("listen");
+	return serve(fd, "path", streams, bytes);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int opt;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < sizeof(ref); i++)
+		ref[i] = (i * 7 + 3) % PERIOD;
+	while ((opt = getopt(argc, argv, "+t:r")) != -1) {
+		switch (opt) {
+		case 't':
+			timeout_secs = parse_num(optarg);
+			break;
+		case 'r':
+			print_ready = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		usage();
+	mode = argv[0];
+	arm_timeout();
+	if (!strcmp(mode, "cid") && argc == 1)
+		return cmd_cid();
+	if (!strcmp(mode, "recv") && argc == 4)
+		return cmd_recv(parse_num(argv[1]), parse_num(argv[2]),
+				parse_num(argv[3]));
+	if (!strcmp(mode, "send") && argc == 6)
+		return cmd_send(parse_num(argv[1]), parse_num(argv[2]),
+				parse_num(argv[3]), parse_num(argv[4]),
+				parse_num(argv[5]));
+	if (!strcmp(mode, "uds-send") && argc == 6)
+		return cmd_uds_send(argv[1], parse_num(argv[2]),
+				    parse_num(argv[3]), parse_num(argv[4]),
+				    parse_num(argv[5]));
+	if (!strcmp(mode, "uds-recv") && argc == 4)
+		return cmd_uds_recv(argv[1], parse_num(argv[2]),
+				    parse_num(argv[3]));
+	usage();
+	return 2;
+}
