@@ -16,13 +16,14 @@
  *   rxkit-vsock: MODE stream=S bytes=N expected=N errors=E first_bad=OFF
  *                ms=T mibps=R result=ok|fail
  *
- * Usage: see usage() below.  Exit 0 when every stream passed, 1 on a data
+ * Usage: see bad_usage() below.  Exit 0 when every stream passed, 1 on a data
  * error, 2 on a usage or system error, 3 on timeout.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <linux/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ static const size_t io_sizes[] = {
 	65536, 4096, 1, 60000, 16384, 7, 262144, 1500, 32768, 4095,
 };
 
-static void usage(void)
+static void bad_usage(void)
 {
 	fprintf(stderr,
 		"usage: rxkit-vsock cid\n"
@@ -97,12 +98,12 @@ static void arm_timeout(void)
 	alarm(timeout_secs);
 }
 
-static uint64_t now_ns(void)
+static __u64 now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static unsigned long long parse_num(const char *s)
@@ -113,21 +114,17 @@ static unsigned long long parse_num(const char *s)
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || end == s)
-		usage();
-	switch (*end) {
-	case 'G':
+		bad_usage();
+	if (*end == 'G')
+		v <<= 30;
+	else if (*end == 'M')
+		v <<= 20;
+	else if (*end == 'K')
 		v <<= 10;
-		/* fall through */
-	case 'M':
-		v <<= 10;
-		/* fall through */
-	case 'K':
-		v <<= 10;
+	if (*end == 'G' || *end == 'M' || *end == 'K')
 		end++;
-		break;
-	}
 	if (*end)
-		usage();
+		bad_usage();
 	return v;
 }
 
@@ -173,7 +170,7 @@ static void send_stream(int fd, unsigned int s, unsigned long long bytes,
 	unsigned char hdr[HDR_LEN];
 	unsigned long long off = 0;
 	unsigned int k = 0;
-	uint64_t t0 = now_ns(), dt;
+	__u64 t0 = now_ns(), dt;
 
 	if (bytes > 0xffffffffULL) {
 		errno = EINVAL;
@@ -210,7 +207,7 @@ static int recv_stream(int fd, unsigned long long expected)
 	long long first_bad = -1;
 	size_t got = 0;
 	unsigned int s = 0, k = 0;
-	uint64_t t0 = 0, t1 = 0;
+	__u64 t0 = 0, t1 = 0;
 	int ok;
 
 	while (got < HDR_LEN) {
@@ -486,13 +483,13 @@ int main(int argc, char **argv)
 			print_ready = 1;
 			break;
 		default:
-			usage();
+			bad_usage();
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc < 1)
-		usage();
+		bad_usage();
 	mode = argv[0];
 	arm_timeout();
 	if (!strcmp(mode, "cid") && argc == 1)
@@ -511,6 +508,6 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "uds-recv") && argc == 4)
 		return cmd_uds_recv(argv[1], parse_num(argv[2]),
 				    parse_num(argv[3]));
-	usage();
+	bad_usage();
 	return 2;
 }
