@@ -223,3 +223,37 @@ ensure_initramfs()
 	fi
 	printf '%s\n' "$_ird"
 }
+
+# guest_test_setup "$@": the command line shared by the guest test scripts,
+# [--tree patched|baseline] [--flavour NAME] [TARGET] (the caller defines
+# usage()).  Sets tree, flavour, target, suffix (release mark), src, o,
+# kernel and release, and checks that the kernel is built.
+guest_test_setup()
+{
+	tree=patched
+	flavour=guest
+	target=
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-h|--help) usage; exit 0 ;;
+		--tree) [ $# -ge 2 ] || die "--tree needs a value"; tree=$2; shift ;;
+		--flavour) [ $# -ge 2 ] || die "--flavour needs a name"; flavour=$2; shift ;;
+		-*) usage >&2; die "unknown option '$1'" ;;
+		*) target=$1 ;;
+		esac
+		shift
+	done
+	: "${target:=$RXKIT_TARGET}"
+	load_base "$target"
+	case "$tree" in
+	patched) suffix=-vsockrx ;;
+	baseline) suffix=-rxbase ;;
+	*) die "--tree must be patched or baseline" ;;
+	esac
+	need "$QEMU" qemu-system-x86
+	src="$(src_root "$target")/$tree"
+	o="$src/o-$flavour"
+	kernel="$o/arch/x86/boot/bzImage"
+	[ -f "$kernel" ] || die "$kernel missing; run: ci/build --tree $tree $target"
+	release=$(cat "$o/include/config/kernel.release")
+}

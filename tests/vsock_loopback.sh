@@ -22,33 +22,7 @@ Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT.
 USAGE
 }
 
-tree=patched
-flavour=guest
-target=
-while [ $# -gt 0 ]; do
-	case "$1" in
-	-h|--help) usage; exit 0 ;;
-	--tree) [ $# -ge 2 ] || die "--tree needs a value"; tree=$2; shift ;;
-	--flavour) [ $# -ge 2 ] || die "--flavour needs a name"; flavour=$2; shift ;;
-	-*) usage >&2; die "unknown option '$1'" ;;
-	*) target=$1 ;;
-	esac
-	shift
-done
-: "${target:=$RXKIT_TARGET}"
-load_base "$target"
-case "$tree" in
-patched) suffix=-vsockrx ;;
-baseline) suffix=-rxbase ;;
-*) die "--tree must be patched or baseline" ;;
-esac
-need "$QEMU" qemu-system-x86
-
-src="$(src_root "$target")/$tree"
-o="$src/o-$flavour"
-kernel="$o/arch/x86/boot/bzImage"
-[ -f "$kernel" ] || die "$kernel missing; run: ci/build --tree $tree $target"
-release=$(cat "$o/include/config/kernel.release")
+guest_test_setup "$@"
 initrd=$(ensure_initramfs "$src" "$o")
 art="$(out_dir "$target")/$tree/loopback"
 rm -rf "$art"
