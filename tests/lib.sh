@@ -257,3 +257,34 @@ guest_test_setup()
 	[ -f "$kernel" ] || die "$kernel missing; run: ci/build --tree $tree $target"
 	release=$(cat "$o/include/config/kernel.release")
 }
+
+# guest_verdict NAME DIR RC JOBSECS: the KSFT verdict of one finished
+# guest_run (RC its return code): boot, job time, kernel log and the
+# guest job's exit code, each failure explained in '# ' lines.
+guest_verdict()
+{
+	case "$3" in
+	0) ;;
+	2) echo "# $1: guest never reached /init within ${BOOT_TIMEOUT}s (serial log: $2/serial.log)"
+	   tail -n 5 "$2/serial.log" | sed 's/^/#   /'
+	   return "$KSFT_FAIL" ;;
+	3) echo "# $1: job overran ${4}s (serial log: $2/serial.log)"
+	   return "$KSFT_FAIL" ;;
+	*) echo "# $1: guest_run returned $3"
+	   return "$KSFT_FAIL" ;;
+	esac
+	_gv_bad=$(guest_dmesg_bad "$2")
+	if [ -n "$_gv_bad" ]; then
+		echo "# $1: kernel log reports problems:"
+		printf '%s\n' "$_gv_bad" | sed 's/^/#   /'
+		return "$KSFT_FAIL"
+	fi
+	_gv_rc=$(guest_job_rc "$2")
+	if [ "$_gv_rc" != 0 ]; then
+		echo "# $1: guest job exited $_gv_rc; last lines:"
+		sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$2/results.log" | tr -d '\r' |
+			tail -n 8 | sed 's/^/#   guest: /'
+		return "$KSFT_FAIL"
+	fi
+	return "$KSFT_PASS"
+}

@@ -37,27 +37,7 @@ run_job()
 	_d="$art/$1"
 	_rc=0
 	guest_run "$_d" "$kernel" "$initrd" "$1" "$accel" || _rc=$?
-	case "$_rc" in
-	0) ;;
-	2) echo "# $1: guest never reached /init within ${BOOT_TIMEOUT}s (serial log: $_d/serial.log)"
-	   tail -n 5 "$_d/serial.log" | sed 's/^/#   /'
-	   return "$KSFT_FAIL" ;;
-	3) echo "# $1: job overran ${JOB_TIMEOUT}s (serial log: $_d/serial.log)"
-	   return "$KSFT_FAIL" ;;
-	esac
-	_bad=$(guest_dmesg_bad "$_d")
-	if [ -n "$_bad" ]; then
-		echo "# $1: kernel log reports problems:"
-		printf '%s\n' "$_bad" | sed 's/^/#   /'
-		return "$KSFT_FAIL"
-	fi
-	_jrc=$(guest_job_rc "$_d")
-	if [ "$_jrc" != 0 ]; then
-		echo "# $1: guest job exited $_jrc; last lines:"
-		sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$_d/results.log" | tail -n 8 | sed 's/^/#   /'
-		return "$KSFT_FAIL"
-	fi
-	return "$KSFT_PASS"
+	guest_verdict "$1" "$_d" "$_rc" "$JOB_TIMEOUT"
 }
 
 test_boot_release()

@@ -245,32 +245,17 @@ virtio_run()
 		wait "$host_pid" 2>/dev/null || _hrc=$?
 		host_pid=
 	fi
-	case "$_grc" in
-	0) ;;
-	2) echo "# $1: guest never reached /init within ${BOOT_TIMEOUT}s (serial log: $_d/serial.log)"
-	   tail -n 5 "$_d/serial.log" | sed 's/^/#   /'
-	   return "$KSFT_FAIL" ;;
-	3) echo "# $1: job overran 300s (serial log: $_d/serial.log)"
-	   return "$KSFT_FAIL" ;;
-	*) echo "# $1: guest_run returned $_grc"
-	   return "$KSFT_FAIL" ;;
-	esac
-	_bad=$(guest_dmesg_bad "$_d")
-	if [ -n "$_bad" ]; then
-		echo "# $1: kernel log reports problems:"
-		printf '%s\n' "$_bad" | sed 's/^/#   /'
-		return "$KSFT_FAIL"
+	_v=0
+	guest_verdict "$1" "$_d" "$_grc" 300 || _v=$?
+	if [ "$_v" = 0 ] && [ "$_hrc" != 0 ]; then
+		echo "# $1: host side exited $_hrc"
+		_v=$KSFT_FAIL
 	fi
-	_jrc=$(guest_job_rc "$_d")
-	if [ "$_jrc" != 0 ] || [ "$_hrc" != 0 ]; then
-		echo "# $1: guest job exited $_jrc, host side $_hrc; last lines:"
-		sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$_d/results.log" | tr -d '\r' |
-			tail -n 8 | sed 's/^/#   guest: /'
+	if [ "$_v" != 0 ]; then
 		tail -n 4 "$_d/host.log" 2>/dev/null | sed 's/^/#   host: /'
-		tail -n 4 "$_d/daemon.log" | sed 's/^/#   daemon: /'
-		return "$KSFT_FAIL"
+		tail -n 4 "$_d/daemon.log" 2>/dev/null | sed 's/^/#   daemon: /'
 	fi
-	return "$KSFT_PASS"
+	return "$_v"
 }
 
 # field LINE KEY: the value of KEY=value in a rxkit-vsock result line.
