@@ -281,12 +281,28 @@ static int recv_stream(int fd, unsigned long long expected)
 	return !ok;
 }
 
+/*
+ * Reap every child; return the worst exit code (2 for a child that did not
+ * exit normally), 0 when all passed.
+ */
+static int wait_children(void)
+{
+	int rc = 0, status;
+
+	while (wait(&status) > 0) {
+		if (!WIFEXITED(status))
+			rc = 2;
+		else if (WEXITSTATUS(status) > rc)
+			rc = WEXITSTATUS(status);
+	}
+	return rc;
+}
+
 /* Accept STREAMS connections on LFD, check each in a child process. */
 static int serve(int lfd, const char *where, unsigned int streams,
 		 unsigned long long bytes)
 {
 	unsigned int i;
-	int rc = 0, status;
 
 	if (print_ready) {
 		printf("RXKIT: ready %s streams=%u\n", where, streams);
@@ -309,13 +325,7 @@ static int serve(int lfd, const char *where, unsigned int streams,
 		}
 		close(fd);
 	}
-	while (wait(&status) > 0) {
-		if (!WIFEXITED(status))
-			rc = 2;
-		else if (WEXITSTATUS(status) > rc)
-			rc = WEXITSTATUS(status);
-	}
-	return rc;
+	return wait_children();
 }
 
 static int cmd_cid(void)
@@ -426,7 +436,6 @@ static int cmd_uds_send(const char *path, unsigned int port,
 			size_t chunk)
 {
 	unsigned int i;
-	int rc = 0, status;
 
 	fflush(stdout);
 	for (i = 0; i < streams; i++) {
@@ -439,13 +448,7 @@ static int cmd_uds_send(const char *path, unsigned int port,
 			exit(uds_send_one(path, port, i, bytes, chunk));
 		}
 	}
-	while (wait(&status) > 0) {
-		if (!WIFEXITED(status))
-			rc = 2;
-		else if (WEXITSTATUS(status) > rc)
-			rc = WEXITSTATUS(status);
-	}
-	return rc;
+	return wait_children();
 }
 
 static int cmd_uds_recv(const char *path, unsigned int streams,
