@@ -4,7 +4,7 @@
 TARGET ?= 7.3
 export RXKIT_TARGET := $(TARGET)
 
-.PHONY: all run check deps fetch prepare build test package summary clean help
+.PHONY: all run check deps fetch prepare build test series package summary clean help
 
 all: help
 
@@ -12,7 +12,9 @@ help:
 	@echo 'make run      fetch, patch, build, boot and test, package the $(TARGET) kernel'
 	@echo 'make check    the test suite (.ci/run calls exactly this)'
 	@echo 'make deps|fetch|prepare|build|test|package   one stage'
+	@echo 'make series   per-patch apply, W=1 compile and checkpatch of series/$$TARGET'
 	@echo 'TARGET=$(TARGET) (series/*), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
+	@echo 'RXKIT_CHECK_TARGETS="6.1 6.12 6.18" (default: all; none): the other targets of make check'
 
 run: deps
 	ci/fetch $(TARGET)
@@ -35,6 +37,9 @@ fetch prepare build package summary:
 
 test:
 	tests/vsock_loopback.sh --tree patched $(TARGET)
+
+series:
+	tests/series.sh $(TARGET)
 
 clean:
 	rm -rf out

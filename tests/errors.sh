@@ -9,7 +9,8 @@ PROG=errors
 . "$RXKIT_TOP/tests/lib.sh"
 
 readonly TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
-archive_drift patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet qemu_no_init dmesg_scan drift_report"
+archive_drift patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet qemu_no_init dmesg_scan drift_report \
+series_bad_patch"
 
 usage()
 {
@@ -307,4 +308,38 @@ test_drift_report()
 }
 
 # shellcheck disable=SC2086
+# A patch that adds an unused variable on a line with a trailing space:
+# tests/series.sh fails its W=1 compile (built in and module) and its
+# checkpatch step, and names the warning.
+test_series_bad_patch()
+{
+	pr="$(src_root 7.3)/pristine"
+	[ -d "$pr" ] || { SKIP_REASON="no fetched 7.3 tree (ci/fetch 7.3)"; return "$KSFT_SKIP"; }
+	f=net/vmw_vsock/virtio_transport_common.c
+	mkdir -p "$work/bad/a/${f%/*}" "$work/bad/b/${f%/*}" "$work/bad/s"
+	cp "$pr/$f" "$work/bad/a/$f"
+	sed '/^void virtio_transport_destruct(struct vsock_sock \*vsk)$/{n;s/^{$/{\n\tint rxkit_unused; /}' \
+		"$pr/$f" > "$work/bad/b/$f"
+	! cmp -s "$work/bad/a/$f" "$work/bad/b/$f" || { echo "# fixture broken"; return "$KSFT_FAIL"; }
+	{
+		printf 'From: Test <test@example.invalid>\nSubject: [PATCH] test: unused variable\n\n'
+		printf 'Adds an unused variable.\n\nSigned-off-by: Test <test@example.invalid>\n---\n'
+		(cd "$work/bad" && diff -u "a/$f" "b/$f") || :
+	} > "$work/bad/s/0001-unused.patch"
+	echo 0001-unused.patch > "$work/bad/s/series"
+	rc=0
+	"$RXKIT_TOP/tests/series.sh" --series "$work/bad/s" 7.3 > "$work/bad.ktap" 2>&1 || rc=$?
+	sed -n '/^\(not \)\{0,1\}ok\|warning:\|^#   [-+]/s/^/#   /p' "$work/bad.ktap"
+	[ "$rc" != 0 ] || { echo "# tests/series.sh passed a patch with an unused variable"; return "$KSFT_FAIL"; }
+	grep -q '^ok 1 base w1_builtin$' "$work/bad.ktap" &&
+	grep -q '^ok 2 base w1_modules$' "$work/bad.ktap" &&
+	grep -q '^ok 3 0001 apply$' "$work/bad.ktap" &&
+	grep -q '^not ok 4 0001 w1_builtin$' "$work/bad.ktap" &&
+	grep -q '^not ok 5 0001 w1_modules$' "$work/bad.ktap" &&
+	grep -q '^not ok 6 0001 checkpatch$' "$work/bad.ktap" &&
+	grep -q "warning: unused variable .rxkit_unused." "$work/bad.ktap" &&
+	grep -q '+TRAILING_WHITESPACE' "$work/bad.ktap" ||
+		{ echo "# not the expected verdicts"; return "$KSFT_FAIL"; }
+}
+
 run_tests $TESTS

@@ -40,6 +40,17 @@ ktap_finish()
 	[ "$ktap_fail" -eq 0 ]
 }
 
+# diag CMD...: run CMD, its output as KTAP diagnostics; CMD's exit status.
+diag()
+{
+	_dg_out=$(mktemp "${TMPDIR:-/tmp}/rxkit-diag.XXXXXX")
+	_dg_rc=0
+	"$@" > "$_dg_out" 2>&1 || _dg_rc=$?
+	sed 's/^/# /' "$_dg_out"
+	rm -f "$_dg_out"
+	return "$_dg_rc"
+}
+
 # run_tests NAME...: run test_NAME for each, in KTAP; a test prints its own
 # diagnostics as '# ' lines and sets SKIP_REASON before returning KSFT_SKIP.
 run_tests()

@@ -7,7 +7,7 @@ PROG=static
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly TESTS="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record shell_syntax"
+readonly TESTS="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record matrix_current shell_syntax"
 
 usage()
 {
@@ -34,7 +34,7 @@ test_upstream_verbatim()
 		SKIP_REASON="the archived posting (../shared/seeds) is not next to this clone"
 		return "$KSFT_SKIP"
 	fi
-	"$RXKIT_TOP/ci/import-upstream" --check "$seed" 2>&1 | sed 's/^/# /'
+	diag "$RXKIT_TOP/ci/import-upstream" --check "$seed"
 }
 
 # git am's parser accepts every patch with the original author and subject,
@@ -114,8 +114,21 @@ test_series_files()
 		for n in 1 2 3 4 5; do
 			grep -q "^000$n-" "$s" || { echo "# $s: no patch $n/5"; rc=$KSFT_FAIL; }
 		done
+		# The accepted checkpatch messages name patches of the series
+		# and give a reason (tests/series.sh compares them with checkpatch).
+		[ -f "$d/checkpatch" ] || { echo "# $d/checkpatch missing"; rc=$KSFT_FAIL; continue; }
+		grep -v '^[[:space:]]*\(#\|$\)' "$d/checkpatch" | while read -r p ty why; do
+			grep -qxF "$p" "$s" && [ -n "$ty" ] && [ -n "$why" ] ||
+				echo "# $d/checkpatch: '$p $ty': no such patch, or no type or reason"
+		done | grep . && rc=$KSFT_FAIL
 	done
 	return "$rc"
+}
+
+# series/MATRIX.md and the CHANGELOG lines of the matrix are current.
+test_matrix_current()
+{
+	diag "$RXKIT_TOP/ci/matrix" --check
 }
 
 # The refreshed 7.3 series changes no code: the upstream patches (applied
@@ -158,8 +171,7 @@ test_fixes_record()
 		t=${f%/fixes}
 		t=${t##*/}
 		[ -d "$(src_root "$t")/pristine" ] || { echo "# $t: not fetched here"; continue; }
-		"$RXKIT_TOP/ci/check-drift" --verify-record "$t" 2>&1 | sed 's/^/# /'
-		"$RXKIT_TOP/ci/check-drift" --verify-record "$t" >/dev/null 2>&1 || return "$KSFT_FAIL"
+		diag "$RXKIT_TOP/ci/check-drift" --verify-record "$t" || return "$KSFT_FAIL"
 		n=$((n + 1))
 	done
 	[ "$n" -gt 0 ] || { SKIP_REASON="no target with a fixes record is fetched"; return "$KSFT_SKIP"; }

@@ -1,0 +1,202 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/series.sh: the series of a target checked patch by patch, the way a
+# stable reviewer checks a backport queue.  KTAP on stdout.
+#
+# On a hard-link copy of the pristine tree (the "series" tree), for the
+# base and after each patch in order:
+#   apply       quilt push --fuzz=0 of that one patch, no offset
+#   w1_builtin  W=1 compile of net/vmw_vsock/ and drivers/vhost/vsock.o with
+#               every vsock option built in (kconfig/flavours/vsock-y)
+#   w1_modules  the same with every vsock option a module (vsock-m)
+#   checkpatch  the tree's checkpatch.pl --strict; its messages must be
+#               exactly those listed, with a reason, in series/TARGET/checkpatch
+# A warning or an error of the compiler or of objtool fails the step.
+set -eu
+PROG=series
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+
+readonly VSOCK_OBJS="net/vmw_vsock/ drivers/vhost/vsock.o"
+readonly VARIANTS="builtin:vsock-y modules:vsock-m"
+
+usage()
+{
+	cat <<USAGE
+usage: tests/series.sh [--series DIR] [TARGET]
+
+Per-patch checks of series/TARGET (default: $RXKIT_TARGET): zero-fuzz apply,
+W=1 compile of the vsock objects built in and as modules, checkpatch --strict
+against series/TARGET/checkpatch.  Needs the fetched tree (ci/fetch TARGET).
+--series DIR checks the quilt series in DIR instead (with DIR/checkpatch).
+Work tree: \$RXKIT_CACHE/src/TARGET/series (RXKIT_CACHE=$RXKIT_CACHE).
+USAGE
+}
+sdir=
+target=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-h|--help) usage; exit 0 ;;
+	--series) [ $# -ge 2 ] || die "--series needs a folder"; sdir=$2; shift ;;
+	-*) usage >&2; die "unknown option '$1'" ;;
+	*) [ -z "$target" ] || die "only one target at a time"; target=$1 ;;
+	esac
+	shift
+done
+: "${target:=$RXKIT_TARGET}"
+tdir=$(target_dir "$target")
+: "${sdir:=$tdir}"
+sdir=$(cd "$sdir" && pwd) || die "no series folder $sdir"
+[ -f "$sdir/series" ] || die "$sdir/series: no quilt series file"
+need quilt quilt
+need perl perl
+srcdir=$(src_root "$target")
+[ -d "$srcdir/pristine" ] || die "$target not fetched; run: ci/fetch $target"
+tree="$srcdir/series"
+logs="$(out_dir "$target")/series"
+JOBS=${RXKIT_JOBS:-$(nproc)}
+kbuild_env
+
+patches=$(grep -v '^[[:space:]]*\(#\|$\)' "$sdir/series" | awk '{ print $1 }')
+npatch=$(printf '%s\n' "$patches" | grep -c .) || die "$sdir/series lists no patch"
+
+# new_tree: a fresh hard-link copy of pristine with the series as quilt
+# patches, none applied; the build folders of the last run are kept (their
+# objects of the vsock folders are removed before every compile).
+new_tree()
+{
+	rm -rf "$tree.tmp"
+	cp -al "$srcdir/pristine" "$tree.tmp"
+	for o in "$tree"/o-*; do
+		[ -d "$o" ] && mv "$o" "$tree.tmp/"
+	done
+	mkdir "$tree.tmp/patches"
+	for p in $patches; do
+		[ -f "$sdir/$p" ] || die "$sdir/$p: listed in series but missing"
+		cp "$sdir/$p" "$tree.tmp/patches/"
+		printf '%s\n' "$p" >> "$tree.tmp/patches/series"
+	done
+	rm -rf "$tree"
+	mv "$tree.tmp" "$tree"
+}
+
+# configure VARIANT FLAVOUR: .config of the build folder and 'make prepare'.
+configure()
+{
+	"$RXKIT_TOP/ci/build" --tree series --flavour "$2" --config-only "$target" \
+		> "$logs/config-$1.log" 2>&1 ||
+		{ sed 's/^/# /' "$logs/config-$1.log"; return 1; }
+	make -C "$tree/o-$2" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" prepare \
+		>> "$logs/config-$1.log" 2>&1 ||
+		{ tail -n 20 "$logs/config-$1.log" | sed 's/^/# /'; return 1; }
+}
+
+# compile STEP VARIANT FLAVOUR: W=1 compile of the vsock objects; 0 warnings.
+compile()
+{
+	_o="$tree/o-$3"
+	_log="$logs/$1-w1-$2.log"
+	rm -f "$_o"/net/vmw_vsock/*.o "$_o"/drivers/vhost/vsock.o "$_o"/drivers/vhost/vhost_vsock.o
+	_rc=0
+	make -C "$_o" -j"$JOBS" W=1 CC="ccache gcc" HOSTCC="ccache gcc" $VSOCK_OBJS \
+		> "$_log" 2>&1 || _rc=$?
+	_w=$(grep -c ': warning:' "$_log") || :
+	_e=$(grep -c ': error:' "$_log") || :
+	_n=$(grep -c '^  CC .*\(vmw_vsock\|vhost/vsock\)' "$_log") || :
+	echo "# $1 $2: $_n objects compiled, $_w warnings, $_e errors (log: $_log)"
+	if [ "$_rc" != 0 ] || [ "$_w" != 0 ] || [ "$_e" != 0 ] || [ "$_n" = 0 ]; then
+		grep -E ': (warning|error):' "$_log" | head -n 20 | sed 's/^/#   /'
+		[ "$_rc" = 0 ] || tail -n 5 "$_log" | sed 's/^/#   /'
+		return "$KSFT_FAIL"
+	fi
+	return "$KSFT_PASS"
+}
+
+# apply PATCH: exactly that patch, zero fuzz, no offset.
+apply()
+{
+	_log="$logs/$1-apply.log"
+	if ! (cd "$tree" && QUILT_PATCHES=patches QUILTRC=/dev/null \
+		quilt push --fuzz=0 > "$_log" 2>&1); then
+		sed 's/^/# /' "$_log"
+		return "$KSFT_FAIL"
+	fi
+	if grep -qE 'offset|fuzz' "$_log"; then
+		sed 's/^/# /' "$_log"
+		return "$KSFT_FAIL"
+	fi
+	(cd "$tree" && QUILT_PATCHES=patches QUILTRC=/dev/null quilt top) |
+		sed "s,^patches/,," | grep -qx "$1" || { echo "# quilt top is not $1"; return "$KSFT_FAIL"; }
+}
+
+# checkpatch PATCH: the messages of checkpatch --strict, by type, equal the
+# entries of series/TARGET/checkpatch for that patch.
+checkpatch()
+{
+	_want="$logs/$1-checkpatch.want"
+	_got="$logs/$1-checkpatch.got"
+	: > "$_want"
+	[ ! -f "$sdir/checkpatch" ] ||
+		awk -v p="$1" '$1 == p { print $2 }' "$sdir/checkpatch" | sort > "$_want"
+	(cd "$tree" && perl scripts/checkpatch.pl --strict --terse --show-types \
+		--no-summary "$sdir/$1" > "$logs/$1-checkpatch.log" 2>&1) || :
+	sed -n 's/^[^:]*:[0-9]*: \(WARNING\|ERROR\|CHECK\):\([A-Z0-9_]*\):.*/\2/p' \
+		"$logs/$1-checkpatch.log" | sort > "$_got"
+	sed 's/^[^:]*:/# /' "$logs/$1-checkpatch.log"
+	if ! cmp -s "$_want" "$_got"; then
+		echo "# $1: checkpatch messages differ from ${sdir#"$RXKIT_TOP"/}/checkpatch (-listed +reported):"
+		diff "$_want" "$_got" | sed -n 's/^\([<>]\) /\1/p' | tr '<>' '-+' | sed 's/^/#   /'
+		return "$KSFT_FAIL"
+	fi
+}
+
+# step STEP: the two compiles of one step, as two results.
+step()
+{
+	for _v in $VARIANTS; do
+		if [ "$configured" != 1 ]; then
+			ktap_result "$KSFT_SKIP" "$1 w1_${_v%%:*}" "the build folders could not be configured"
+			continue
+		fi
+		_r=0
+		compile "$1" "${_v%%:*}" "${_v#*:}" || _r=$?
+		ktap_result "$_r" "$1 w1_${_v%%:*}"
+	done
+}
+
+rm -rf "$logs"
+mkdir -p "$logs"
+ktap_header $((2 + 4 * npatch))
+echo "# ${sdir#"$RXKIT_TOP"/} on Linux $(fetched_version "$target"): $npatch patches, $JOBS jobs"
+new_tree
+configured=1
+for _v in $VARIANTS; do
+	configure "${_v%%:*}" "${_v#*:}" || configured=0
+done
+step base
+broken=
+for p in $patches; do
+	n=${p%%-*}
+	echo "# $p: $(sed -n 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$sdir/$p" | head -n 1)"
+	if [ -n "$broken" ]; then
+		for t in apply w1_builtin w1_modules; do
+			ktap_result "$KSFT_SKIP" "$n $t" "$broken did not apply"
+		done
+	else
+		r=0
+		apply "$p" || r=$?
+		ktap_result "$r" "$n apply"
+		if [ "$r" = 0 ]; then
+			step "$n"
+		else
+			broken=$p
+			for t in w1_builtin w1_modules; do
+				ktap_result "$KSFT_SKIP" "$n $t" "$p did not apply"
+			done
+		fi
+	fi
+	r=0
+	checkpatch "$p" || r=$?
+	ktap_result "$r" "$n checkpatch"
+done
+ktap_finish
