@@ -51,6 +51,87 @@ diag()
 	return "$_dg_rc"
 }
 
+# results_begin ART SCRIPT SUBSET_VAR: before a guest suite runs, write
+# ART/reproducer.sh (re-runs this suite with the same tree, flavour,
+# target, cache and accelerator; an argument picks one test through the
+# suite's SUBSET_VAR) and start the per-test record of ART/results.json.
+results_begin()
+{
+	RESULTS_ART=$1
+	RESULTS_SUITE=$2
+	RESULTS_TSV="$1/results.tsv"
+	: > "$RESULTS_TSV"
+	{
+		echo "#!/bin/sh"
+		echo "# Re-runs $2 exactly as $(date -u '+%Y-%m-%d %H:%M UTC') did;"
+		echo "# an argument (a test name) runs that test alone instead."
+		echo "set -eu"
+		printf 'cd %s\n' "$RXKIT_TOP"
+		printf 'export RXKIT_CACHE=%s RXKIT_OUT=%s RXKIT_ACCEL=%s\n' \
+			"$RXKIT_CACHE" "$RXKIT_OUT" "${accel:-${RXKIT_ACCEL:-auto}}"
+		[ -z "${RXKIT_VSOCK_BACKEND:-}" ] ||
+			printf 'export RXKIT_VSOCK_BACKEND=%s\n' "$RXKIT_VSOCK_BACKEND"
+		printf 'export %s="${1:-%s}"\n' "$3" "$TESTS"
+		printf 'exec tests/%s --tree %s --flavour %s %s\n' "$2" "$tree" "$flavour" "$target"
+	} > "$1/reproducer.sh"
+	chmod +x "$1/reproducer.sh"
+}
+
+json_str()
+{
+	printf '%s' "$1" | awk 'BEGIN { ORS = "" } {
+		gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); gsub(/\t/, " ")
+		print (NR > 1 ? "\\n" : "") $0 }'
+}
+
+# results_end [BACKEND]: ART/results.json of the suite that results_begin
+# started: target, release, backend, accelerator, each test with status and
+# seconds, and the cases of its KTAP subtests (ART/*/cases.ktap).
+results_end()
+{
+	_re_j="$RESULTS_ART/results.json"
+	{
+		printf '{\n  "suite": "%s",\n' "$(json_str "$RESULTS_SUITE")"
+		printf '  "target": "%s",\n  "tree": "%s",\n' "$(json_str "$target")" "$tree"
+		printf '  "kernel_release": "%s",\n' "$(json_str "$release")"
+		printf '  "backend": "%s",\n' "$(json_str "${1:-loopback}")"
+		printf '  "accelerator": "%s",\n' "$(json_str "${accel:-none}")"
+		printf '  "reproducer": "%s",\n  "tests": [' "$(json_str "$RESULTS_ART/reproducer.sh")"
+		_re_sep=
+		while IFS="$(printf '\t')" read -r _re_n _re_rc _re_s _re_why; do
+			case "$_re_rc" in
+			"$KSFT_PASS") _re_st=pass ;;
+			"$KSFT_SKIP") _re_st=skip ;;
+			*) _re_st=fail ;;
+			esac
+			printf '%s\n    {"name": "%s", "status": "%s", "seconds": %s' \
+				"$_re_sep" "$(json_str "$_re_n")" "$_re_st" "$_re_s"
+			[ -z "$_re_why" ] || printf ', "reason": "%s"' "$(json_str "$_re_why")"
+			if [ -f "$RESULTS_ART/$_re_n/cases.ktap" ]; then
+				printf ', "cases": ['
+				sed -n 's/^    \(not ok\|ok\) [0-9]* \(.*\)$/\1\t\2/p' \
+					"$RESULTS_ART/$_re_n/cases.ktap" | awk -F '\t' '
+				{
+					st = $1 == "ok" ? "pass" : "fail"; name = $2; why = ""
+					if (match(name, / # SKIP ?/)) {
+						why = substr(name, RSTART + RLENGTH)
+						name = substr(name, 1, RSTART - 1); st = "skip"
+					}
+					gsub(/\\/, "\\\\", name); gsub(/"/, "\\\"", name)
+					gsub(/\\/, "\\\\", why); gsub(/"/, "\\\"", why)
+					sep = (NR > 1) ? ", " : ""
+					extra = (why == "") ? "" : ", \"reason\": \"" why "\""
+					printf "%s{\"name\": \"%s\", \"status\": \"%s\"%s}", sep, name, st, extra
+				}'
+				printf ']'
+			fi
+			printf '}'
+			_re_sep=,
+		done < "$RESULTS_TSV"
+		printf '\n  ]\n}\n'
+	} > "$_re_j"
+}
+
 # run_tests NAME...: run test_NAME for each, in KTAP; a test prints its own
 # diagnostics as '# ' lines and sets SKIP_REASON before returning KSFT_SKIP.
 run_tests()
@@ -60,8 +141,12 @@ run_tests()
 	for _rt_name in "$@"; do
 		SKIP_REASON=
 		_rt_rc=0
+		_rt_t0=$(date +%s)
 		"test_$_rt_name" || _rt_rc=$?
 		ktap_result "$_rt_rc" "$_rt_name" "$SKIP_REASON"
+		[ -z "${RESULTS_TSV:-}" ] ||
+			printf '%s\t%s\t%s\t%s\n' "$_rt_name" "$_rt_rc" \
+				"$(( $(date +%s) - _rt_t0 ))" "$SKIP_REASON" >> "$RESULTS_TSV"
 	done
 	ktap_finish
 }

@@ -16,11 +16,20 @@
  *   rxkit-vsock: MODE stream=S bytes=N expected=N errors=E first_bad=OFF
  *                ms=T mibps=R result=ok|fail
  *
+ * Traffic shapes for the RX batching of the series: CHUNK "A-B" writes
+ * pseudo-random sizes between A and B bytes (small-packet floods), -l sets
+ * SO_RCVLOWAT on the receiver and waits in poll() before every read (a lost
+ * readable notification hangs it until the timeout), -b shrinks the
+ * receive buffer (SO_VM_SOCKETS_BUFFER_SIZE), -a makes the sender close
+ * halfway without shutdown and -p makes the receiver accept a correct
+ * prefix that ends in EOF or a reset (peer gone in the middle of a batch).
+ *
  * Usage: see bad_usage() below.  Exit 0 when every stream passed, 1 on a data
  * error, 2 on a usage or system error, 3 on timeout.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <linux/types.h>
@@ -39,12 +48,24 @@
 #define MAX_IO		(256 * 1024)
 #define HDR_LEN		16
 #define MAGIC		"RXKITPAT"
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static unsigned char ref[MAX_IO + PERIOD];
 static unsigned char buf[MAX_IO];
 static unsigned int timeout_secs = 120;
 static int print_ready;
 static const char *mode = "?";
+static const char *shape = "plain";
+static int rcvlowat;		/* -l: SO_RCVLOWAT of the receiver, 0: unset */
+static unsigned long long rcvbuf;	/* -b: SO_VM_SOCKETS_BUFFER_SIZE, 0: unset */
+static int abort_half;		/* -a: sender closes halfway, no shutdown */
+static int accept_prefix;	/* -p: receiver accepts a correct prefix */
+
+/* A write-size rule: fixed, the io_sizes cycle, or pseudo-random in a range. */
+struct chunk_rule {
+	size_t lo, hi;		/* lo == hi: fixed; 0, 0: io_sizes cycle */
+	__u32 seed;
+};
 
 /* Read and write sizes cycle through these (0: the fixed size given). */
 static const size_t io_sizes[] = {
@@ -55,10 +76,10 @@ static void bad_usage(void)
 {
 	fprintf(stderr,
 		"usage: rxkit-vsock cid\n"
-		"       rxkit-vsock [-t SECS] [-r] recv PORT STREAMS BYTES\n"
-		"       rxkit-vsock [-t SECS] send CID PORT STREAM BYTES CHUNK\n"
-		"       rxkit-vsock [-t SECS] uds-send PATH PORT STREAMS BYTES CHUNK\n"
-		"       rxkit-vsock [-t SECS] [-r] uds-recv PATH STREAMS BYTES\n"
+		"       rxkit-vsock [OPTIONS] recv PORT STREAMS BYTES\n"
+		"       rxkit-vsock [OPTIONS] send CID PORT STREAM BYTES CHUNK\n"
+		"       rxkit-vsock [OPTIONS] uds-send PATH PORT STREAMS BYTES CHUNK\n"
+		"       rxkit-vsock [OPTIONS] uds-recv PATH STREAMS BYTES\n"
 		"\n"
 		"cid       print the local CID (IOCTL_VM_SOCKETS_GET_LOCAL_CID)\n"
 		"recv      AF_VSOCK listener on PORT: check STREAMS streams of\n"
@@ -69,9 +90,16 @@ static void bad_usage(void)
 		"uds-recv  Unix listener on PATH (the daemon's PATH_<port>)\n"
 		"BYTES     payload bytes a stream (K, M, G suffixes; below 4 GiB);\n"
 		"          0 for the receiver: the length in the stream header\n"
-		"CHUNK     write size in bytes; 0 cycles through 1 B..256 KiB\n"
+		"CHUNK     write size in bytes; 0 cycles through 1 B..256 KiB;\n"
+		"          A-B: pseudo-random sizes from A to B bytes\n"
 		"-t SECS   give up after SECS seconds (exit 3; default 120)\n"
-		"-r        print 'RXKIT: ready port=P|path streams=N' once listening\n");
+		"-r        print 'RXKIT: ready port=P|path streams=N shape=S' once\n"
+		"          listening\n"
+		"-s NAME   shape label of the ready and result lines\n"
+		"-l BYTES  receiver: SO_RCVLOWAT, and poll() before every read\n"
+		"-b BYTES  receiver: SO_VM_SOCKETS_BUFFER_SIZE of the listener\n"
+		"-a        sender: close after half the payload, no shutdown\n"
+		"-p        receiver: a correct prefix ended by EOF or reset passes\n");
 	exit(2);
 }
 
@@ -128,6 +156,40 @@ static unsigned long long parse_num(const char *s)
 	return v;
 }
 
+static struct chunk_rule parse_chunk(const char *s)
+{
+	struct chunk_rule r = { 0, 0, 0 };
+	const char *dash = strchr(s, '-');
+	char lo[32];
+
+	if (!dash) {
+		r.lo = parse_num(s);
+		r.hi = r.lo;
+		return r;
+	}
+	if ((size_t)(dash - s) >= sizeof(lo))
+		bad_usage();
+	memcpy(lo, s, dash - s);
+	lo[dash - s] = 0;
+	r.lo = parse_num(lo);
+	r.hi = parse_num(dash + 1);
+	if (!r.lo || r.hi < r.lo)
+		bad_usage();
+	return r;
+}
+
+/* The size of the next write under rule R (K counts the writes). */
+static size_t next_chunk(struct chunk_rule *r, unsigned int *k)
+{
+	if (!r->lo && !r->hi)
+		return io_sizes[(*k)++ % ARRAY_SIZE(io_sizes)];
+	if (r->lo == r->hi)
+		return r->lo;
+	/* Numerical Recipes LCG: reproducible sizes for a given stream. */
+	r->seed = r->seed * 1664525u + 1013904223u;
+	return r->lo + (r->seed >> 8) % (r->hi - r->lo + 1);
+}
+
 /* The pattern phase of payload offset OFF of stream S. */
 static size_t phase(unsigned int s, unsigned long long off)
 {
@@ -165,10 +227,10 @@ static void write_all(int fd, const void *p, size_t len)
 }
 
 static void send_stream(int fd, unsigned int s, unsigned long long bytes,
-			size_t chunk)
+			struct chunk_rule chunk)
 {
 	unsigned char hdr[HDR_LEN];
-	unsigned long long off = 0;
+	unsigned long long off = 0, stop = abort_half ? bytes / 2 : bytes;
 	unsigned int k = 0;
 	__u64 t0 = now_ns(), dt;
 
@@ -180,23 +242,56 @@ static void send_stream(int fd, unsigned int s, unsigned long long bytes,
 	put_be32(hdr + 8, s);
 	put_be32(hdr + 12, bytes);
 	write_all(fd, hdr, sizeof(hdr));
-	while (off < bytes) {
-		size_t n = chunk ? chunk : io_sizes[k++ % (sizeof(io_sizes) /
-							  sizeof(io_sizes[0]))];
+	chunk.seed = s + 1;
+	while (off < stop) {
+		size_t n = next_chunk(&chunk, &k);
 
 		if (n > MAX_IO)
 			n = MAX_IO;
-		if (n > bytes - off)
-			n = bytes - off;
+		if (n > stop - off)
+			n = stop - off;
 		write_all(fd, ref + phase(s, off), n);
 		off += n;
 	}
-	if (shutdown(fd, SHUT_WR))
+	/* -a: the caller closes without shutdown, the peer sees the reset. */
+	if (!abort_half && shutdown(fd, SHUT_WR))
 		die("shutdown");
 	dt = now_ns() - t0;
-	printf("rxkit-vsock: %s stream=%u bytes=%llu ms=%llu mibps=%.1f result=sent\n",
-	       mode, s, off, (unsigned long long)(dt / 1000000),
+	printf("rxkit-vsock: %s shape=%s stream=%u bytes=%llu writes=%u ",
+	       mode, shape, s, off, k);
+	printf("ms=%llu mibps=%.1f result=sent\n",
+	       (unsigned long long)(dt / 1000000),
 	       dt ? off / 1048576.0 / (dt / 1e9) : 0.0);
+}
+
+/*
+ * One read of at most WANT bytes.  With -l, wait in poll() first: the
+ * socket must become readable once SO_RCVLOWAT bytes (or the end) are
+ * there.  Returns the byte count, 0 at EOF, -1 after a reset (-p only).
+ */
+static ssize_t read_some(int fd, void *p, size_t want)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (rcvlowat) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+			if (poll(&pfd, 1, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				die("poll");
+			}
+		}
+		n = read(fd, p, want);
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		if (accept_prefix && (errno == ECONNRESET || errno == EPIPE))
+			return -1;
+		die("read");
+	}
 }
 
 /* Check one stream on FD; returns 0 when all its bytes are right. */
@@ -208,39 +303,35 @@ static int recv_stream(int fd, unsigned long long expected)
 	size_t got = 0;
 	unsigned int s = 0, k = 0;
 	__u64 t0 = 0, t1 = 0;
+	const char *end = "eof";
 	int ok;
 
 	while (got < HDR_LEN) {
-		ssize_t n = read(fd, hdr + got, HDR_LEN - got);
+		ssize_t n = read_some(fd, hdr + got, HDR_LEN - got);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			die("read");
-		if (n == 0)
+		if (n <= 0)
 			break;
 		if (!t0)
 			t0 = now_ns();
 		got += n;
 	}
 	if (got < HDR_LEN || memcmp(hdr, MAGIC, 8)) {
-		printf("rxkit-vsock: %s stream=? bytes=0 expected=%llu errors=1 first_bad=0 header=%s result=fail\n",
-		       mode, expected, got < HDR_LEN ? "short" : "bad-magic");
+		printf("rxkit-vsock: %s shape=%s stream=? bytes=0 expected=%llu ",
+		       mode, shape, expected);
+		printf("errors=1 first_bad=0 header=%s result=fail\n",
+		       got < HDR_LEN ? "short" : "bad-magic");
 		return 1;
 	}
 	s = get_be32(hdr + 8);
 	if (!expected)
 		expected = get_be32(hdr + 12);
 	for (;;) {
-		size_t want = io_sizes[k++ % (sizeof(io_sizes) /
-					      sizeof(io_sizes[0]))];
-		ssize_t n = read(fd, buf, want);
+		size_t want = io_sizes[k++ % ARRAY_SIZE(io_sizes)];
+		ssize_t n = read_some(fd, buf, want);
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n < 0)
-			die("read");
-		if (n == 0)
+			end = "reset";
+		if (n <= 0)
 			break;
 		t1 = now_ns();
 		if (off + n > expected) {
@@ -265,7 +356,8 @@ static int recv_stream(int fd, unsigned long long expected)
 		}
 		off += n;
 	}
-	if (off < expected) {
+	/* -p: a correct prefix is the expected outcome of an aborted peer. */
+	if (off < expected && !accept_prefix) {
 		errors += expected - off;
 		if (first_bad < 0)
 			first_bad = off;
@@ -273,12 +365,21 @@ static int recv_stream(int fd, unsigned long long expected)
 	if (t1 < t0)
 		t1 = t0;
 	ok = !errors && get_be32(hdr + 12) == expected;
-	printf("rxkit-vsock: %s stream=%u bytes=%llu expected=%llu errors=%llu first_bad=%lld ms=%llu mibps=%.1f result=%s\n",
-	       mode, s, off, expected, errors, first_bad,
-	       (unsigned long long)((t1 - t0) / 1000000),
+	printf("rxkit-vsock: %s shape=%s stream=%u bytes=%llu expected=%llu ",
+	       mode, shape, s, off, expected);
+	printf("errors=%llu first_bad=%lld end=%s ms=%llu mibps=%.1f result=%s\n",
+	       errors, first_bad, end, (unsigned long long)((t1 - t0) / 1000000),
 	       t1 > t0 ? (off + HDR_LEN) / 1048576.0 / ((t1 - t0) / 1e9) : 0.0,
 	       ok ? "ok" : "fail");
 	return !ok;
+}
+
+/* -l on an accepted socket. */
+static void set_rcvlowat(int fd)
+{
+	if (rcvlowat && setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &rcvlowat,
+				   sizeof(rcvlowat)))
+		die("setsockopt(SO_RCVLOWAT)");
 }
 
 /*
@@ -305,7 +406,8 @@ static int serve(int lfd, const char *where, unsigned int streams,
 	unsigned int i;
 
 	if (print_ready) {
-		printf("RXKIT: ready %s streams=%u\n", where, streams);
+		printf("RXKIT: ready %s streams=%u shape=%s\n", where, streams,
+		       shape);
 		fflush(stdout);
 	}
 	for (i = 0; i < streams; i++) {
@@ -321,6 +423,7 @@ static int serve(int lfd, const char *where, unsigned int streams,
 		if (!pid) {
 			close(lfd);
 			arm_timeout();
+			set_rcvlowat(fd);
 			exit(recv_stream(fd, bytes));
 		}
 		close(fd);
@@ -354,6 +457,9 @@ static int cmd_recv(unsigned int port, unsigned int streams,
 
 	if (fd < 0)
 		die("socket(AF_VSOCK)");
+	if (rcvbuf && setsockopt(fd, AF_VSOCK, SO_VM_SOCKETS_BUFFER_SIZE,
+				 &rcvbuf, sizeof(rcvbuf)))
+		die("setsockopt(SO_VM_SOCKETS_BUFFER_SIZE)");
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		die("bind");
 	if (listen(fd, streams))
@@ -363,7 +469,7 @@ static int cmd_recv(unsigned int port, unsigned int streams,
 }
 
 static int cmd_send(unsigned int cid, unsigned int port, unsigned int s,
-		    unsigned long long bytes, size_t chunk)
+		    unsigned long long bytes, struct chunk_rule chunk)
 {
 	struct sockaddr_vm sa = {
 		.svm_family = AF_VSOCK,
@@ -394,7 +500,7 @@ static void uds_addr(struct sockaddr_un *sa, const char *path)
 
 /* One host-to-guest stream through the daemon's Unix socket. */
 static int uds_send_one(const char *path, unsigned int port, unsigned int s,
-			unsigned long long bytes, size_t chunk)
+			unsigned long long bytes, struct chunk_rule chunk)
 {
 	struct sockaddr_un sa;
 	char line[64];
@@ -422,8 +528,9 @@ static int uds_send_one(const char *path, unsigned int port, unsigned int s,
 	}
 	line[len] = 0;
 	if (strncmp(line, "OK ", 3)) {
-		printf("rxkit-vsock: %s stream=%u CONNECT %u answered '%.*s' result=fail\n",
-		       mode, s, port, (int)strcspn(line, "\n"), line);
+		printf("rxkit-vsock: %s shape=%s stream=%u ", mode, shape, s);
+		printf("CONNECT %u answered '%.*s' result=fail\n",
+		       port, (int)strcspn(line, "\n"), line);
 		return 1;
 	}
 	send_stream(fd, s, bytes, chunk);
@@ -433,7 +540,7 @@ static int uds_send_one(const char *path, unsigned int port, unsigned int s,
 
 static int cmd_uds_send(const char *path, unsigned int port,
 			unsigned int streams, unsigned long long bytes,
-			size_t chunk)
+			struct chunk_rule chunk)
 {
 	unsigned int i;
 
@@ -477,13 +584,28 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	for (i = 0; i < sizeof(ref); i++)
 		ref[i] = (i * 7 + 3) % PERIOD;
-	while ((opt = getopt(argc, argv, "+t:r")) != -1) {
+	while ((opt = getopt(argc, argv, "+t:rs:l:b:ap")) != -1) {
 		switch (opt) {
 		case 't':
 			timeout_secs = parse_num(optarg);
 			break;
 		case 'r':
 			print_ready = 1;
+			break;
+		case 's':
+			shape = optarg;
+			break;
+		case 'l':
+			rcvlowat = parse_num(optarg);
+			break;
+		case 'b':
+			rcvbuf = parse_num(optarg);
+			break;
+		case 'a':
+			abort_half = 1;
+			break;
+		case 'p':
+			accept_prefix = 1;
 			break;
 		default:
 			bad_usage();
@@ -503,11 +625,11 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "send") && argc == 6)
 		return cmd_send(parse_num(argv[1]), parse_num(argv[2]),
 				parse_num(argv[3]), parse_num(argv[4]),
-				parse_num(argv[5]));
+				parse_chunk(argv[5]));
 	if (!strcmp(mode, "uds-send") && argc == 6)
 		return cmd_uds_send(argv[1], parse_num(argv[2]),
 				    parse_num(argv[3]), parse_num(argv[4]),
-				    parse_num(argv[5]));
+				    parse_chunk(argv[5]));
 	if (!strcmp(mode, "uds-recv") && argc == 4)
 		return cmd_uds_recv(argv[1], parse_num(argv[2]),
 				    parse_num(argv[3]));

@@ -8,7 +8,8 @@ PROG=vsock_loopback
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly TESTS="boot_release vsock_test_loopback vsock_diag_test_loopback"
+readonly ALL_TESTS="boot_release vsock_test_loopback vsock_diag_test_loopback"
+readonly TESTS="${RXKIT_LOOPBACK_TESTS:-$ALL_TESTS}"
 
 usage()
 {
@@ -17,18 +18,27 @@ usage: tests/vsock_loopback.sh [--tree patched|baseline] [--flavour NAME] [TARGE
 
 Boot the TREE kernel of TARGET (default: patched, $RXKIT_TARGET) and run:
 $(for t in $TESTS; do echo "  $t"; done)
-Artefacts (serial logs, protocol logs, KTAP): \$RXKIT_OUT/TARGET/TREE/loopback/
-Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT.
+Artefacts (serial logs, protocol logs, KTAP, results.json, reproducer.sh):
+\$RXKIT_OUT/TARGET/TREE/loopback/
+Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT,
+  RXKIT_LOOPBACK_TESTS="NAME..." (a subset of the tests above).
 USAGE
 }
 
 guest_test_setup "$@"
+for t in $TESTS; do
+	case " $ALL_TESTS " in
+	*" $t "*) ;;
+	*) die "unknown test '$t' in RXKIT_LOOPBACK_TESTS (known: $ALL_TESTS)" ;;
+	esac
+done
 initrd=$(ensure_initramfs "$src" "$o")
 art="$(out_dir "$target")/$tree/loopback"
 rm -rf "$art"
 mkdir -p "$art"
 accel=$(pick_accel "$kernel" "$initrd" "$art/accel-probe")
 printf '%s\n' "$accel" > "$art/accel"
+results_begin "$art" vsock_loopback.sh RXKIT_LOOPBACK_TESTS
 
 # run_job JOB: boot a guest for JOB; diagnostics as '# ' lines; returns
 # the KSFT code of boot + job + kernel log.
@@ -76,4 +86,5 @@ test_vsock_diag_test_loopback() { vsock_job vsock_diag_test_loopback; }
 echo "# $target/$tree: $release, accelerator $accel, artefacts $art"
 # shellcheck disable=SC2086
 { rc=0; run_tests $TESTS || rc=$?; echo "$rc" > "$art/rc"; } | tee "$art/results.ktap"
+results_end loopback
 exit "$(cat "$art/rc")"

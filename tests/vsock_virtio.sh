@@ -14,7 +14,7 @@ PROG=vsock_virtio
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="boot_device host_to_guest host_to_guest_streams guest_to_host guest_to_host_64k vsock_test_host"
+readonly ALL_TESTS="boot_device host_to_guest host_to_guest_streams host_to_guest_shapes guest_to_host guest_to_host_64k vsock_test_host"
 readonly TESTS="${RXKIT_VIRTIO_TESTS:-$ALL_TESTS}"
 readonly GUEST_CID=3
 # Host-to-guest sizes: payload bytes a stream.
@@ -33,7 +33,7 @@ Backend: /dev/vhost-vsock (not implemented yet: all SKIP), else the
 vhost-user daemon vhost-device-vsock (tests/vhost-user-backend --install);
 none: all SKIP with the reason.
 Artefacts: \$RXKIT_OUT/TARGET/TREE/virtio-vhost-user/ (serial, protocol,
-daemon and host-side logs, KTAP).
+daemon and host-side logs, KTAP, results.json, reproducer.sh).
 Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT,
   RXKIT_VSOCK_BACKEND=auto|vhost-user (vhost-user: use the daemon even
   where /dev/vhost-vsock exists), RXKIT_VIRTIO_H2G_BYTES (default 256M),
@@ -107,6 +107,7 @@ else
 	accel=none
 fi
 printf '%s\n' "$accel" > "$art/accel"
+results_begin "$art" vsock_virtio.sh RXKIT_VIRTIO_TESTS
 
 # Unix sockets (daemon control socket, uds_path) live in a short private
 # folder: sun_path holds 108 bytes.
@@ -270,7 +271,7 @@ field()
 # numbers as diagnostics (WHO: guest or host).
 check_streams()
 {
-	_lines=$(tr -d '\r' < "$1" | grep "^rxkit-vsock: $2 stream=" || true)
+	_lines=$(tr -d '\r' < "$1" | grep "^rxkit-vsock: $2 .*stream=" || true)
 	_ok=0
 	_ids=
 	_ms=0
@@ -356,7 +357,7 @@ h2g()
 	_rc=0
 	virtio_run "$1" "" h2g_send || _rc=$?
 	echo "# $1: $(( $(date +%s) - _t0 )) s wall (boot included)"
-	_n=$(tr -d '\r' < "$art/$1/results.log" | grep '^RXKIT: ready' | head -n 1 | sed 's/.*streams=//')
+	_n=$(field "$(tr -d '\r' < "$art/$1/results.log" | grep '^RXKIT: ready' | head -n 1)" streams)
 	[ -n "$_n" ] || return "$KSFT_FAIL"
 	check_streams "$art/$1/host.log" uds-send "$_n" "$h2g_bytes" host || _rc=$KSFT_FAIL
 	check_streams "$art/$1/results.log" recv "$_n" "$h2g_bytes" guest || _rc=$KSFT_FAIL
@@ -373,6 +374,81 @@ test_host_to_guest_streams()
 {
 	skip_unless_backend host_to_guest_streams || return $?
 	h2g virtio_h2g_streams "$H2G_STREAM_BYTES"
+}
+
+# The shapes of tests/guest/jobs/virtio_h2g_shapes, host side:
+# SHAPE PORT STREAMS BYTES CHUNK [SENDER OPTION]
+readonly SHAPES="small_writes 5010 1 8M 1-576
+rcvlowat 5011 1 32M 0
+tiny_rcvbuf 5012 1 4M 1-576
+interleaved_small 5013 8 1M 1-576
+peer_abort 5014 4 8M 0 -a"
+
+# Host side of host_to_guest_shapes: every shape at once, as concurrent
+# senders through the daemon (their packets interleave in the guest's RX
+# queue).
+shapes_send()
+{
+	_pids=
+	while read -r _shape _port _n _bytes _chunk _opt; do
+		"$tool" -t 240 -s "$_shape" ${_opt:+"$_opt"} uds-send "$run/vm.vsock" \
+			"$_port" "$_n" "$_bytes" "$_chunk" > "$1/host-$_shape.log" 2>&1 &
+		_pids="$_pids $!"
+	done <<EOF
+$SHAPES
+EOF
+	_src=0
+	for _p in $_pids; do
+		wait "$_p" || _src=1
+	done
+	return "$_src"
+}
+
+# check_prefix FILE SHAPE N SENT: N receiver lines of SHAPE, each a correct
+# prefix (result=ok under -p) of at most SENT bytes that ended in EOF or a
+# reset.
+check_prefix()
+{
+	_lines=$(tr -d '\r' < "$1" | grep "^rxkit-vsock: recv shape=$2 stream=" || true)
+	_ok=0
+	while IFS= read -r _l; do
+		[ -n "$_l" ] || continue
+		echo "# guest $2 stream $(field "$_l" stream): $(field "$_l" bytes) of $4 sent bytes, end=$(field "$_l" end), $(field "$_l" errors) bad: $(field "$_l" result)"
+		[ "$(field "$_l" result)" = ok ] && [ "$(field "$_l" bytes)" -le "$4" ] &&
+			_ok=$((_ok + 1))
+	done <<EOF
+$_lines
+EOF
+	[ "$_ok" = "$3" ] || { echo "# guest $2: $_ok of $3 streams a correct prefix"; return 1; }
+}
+
+test_host_to_guest_shapes()
+{
+	skip_unless_backend host_to_guest_shapes || return $?
+	echo "# backend: $BACKEND"
+	_t0=$(date +%s)
+	_rc=0
+	virtio_run virtio_h2g_shapes "" shapes_send || _rc=$?
+	echo "# virtio_h2g_shapes: $(( $(date +%s) - _t0 )) s wall (boot included)"
+	_d="$art/virtio_h2g_shapes"
+	while read -r _shape _port _n _bytes _chunk _opt; do
+		# check_streams uses _b itself: the sizes go in their own names.
+		_sz=$(bytes_of "$_bytes")
+		if [ "$_opt" = -a ]; then
+			_sz=$((_sz / 2))
+			check_streams "$_d/host-$_shape.log" "uds-send shape=$_shape" "$_n" "$_sz" host ||
+				_rc=$KSFT_FAIL
+			check_prefix "$_d/results.log" "$_shape" "$_n" "$_sz" || _rc=$KSFT_FAIL
+			continue
+		fi
+		check_streams "$_d/host-$_shape.log" "uds-send shape=$_shape" "$_n" "$_sz" host ||
+			_rc=$KSFT_FAIL
+		check_streams "$_d/results.log" "recv shape=$_shape" "$_n" "$_sz" guest ||
+			_rc=$KSFT_FAIL
+	done <<EOF
+$SHAPES
+EOF
+	return "$_rc"
 }
 
 # Host side of the guest-to-host tests: a listener on the path the daemon
@@ -430,4 +506,5 @@ echo "# $target/$tree: $release, accelerator $accel, backend $BACKEND, artefacts
 	run_tests $TESTS || rc=$?
 	echo "$rc" > "$art/rc"
 } | tee "$art/results.ktap"
+results_end "$BACKEND"
 exit "$(cat "$art/rc")"
