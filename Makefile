@@ -4,7 +4,7 @@
 TARGET ?= 7.3
 export RXKIT_TARGET := $(TARGET)
 
-.PHONY: all run check deps fetch prepare build test series package summary clean help
+.PHONY: all run check deps fetch prepare build test series packages package summary clean help
 
 all: help
 
@@ -13,6 +13,7 @@ help:
 	@echo 'make check    the test suite (.ci/run calls exactly this)'
 	@echo 'make deps|fetch|prepare|build|test|package   one stage'
 	@echo 'make series   per-patch apply, W=1 compile and checkpatch of series/$$TARGET'
+	@echo 'make packages install, boot, upgrade, remove the .deb and .rpm (tests/packages.sh)'
 	@echo 'TARGET=$(TARGET) (series/*), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
 	@echo 'RXKIT_CHECK_TARGETS="6.1 6.12 6.18" (default: all; none): the other targets of make check'
 
@@ -40,6 +41,9 @@ test:
 
 series:
 	tests/series.sh $(TARGET)
+
+packages:
+	tests/packages.sh $(TARGET)
 
 clean:
 	rm -rf out

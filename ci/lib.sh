@@ -124,3 +124,31 @@ kbuild_env()
 	export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-Thu Jan  1 00:00:00 UTC 2026}"
 	export KBUILD_BUILD_VERSION=1
 }
+
+# mirror_for SUITE: the archive URI the system's own apt sources use for
+# SUITE's distribution (debian or debian-security), read from deb822
+# .sources and one-line .list files.
+mirror_for()
+{
+	case "$1" in
+	*-security) want=security ;;
+	*) want=main ;;
+	esac
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+	    /etc/apt/sources.list.d/*.sources 2>/dev/null | awk -v want="$want" '
+		function pick(uri, suites) {
+			if (found || uri !~ /^(https?|file):/) return
+			sec = (suites ~ /-security/)
+			if ((want == "security") == sec) { print uri; found = 1 }
+		}
+		/^[ \t]*#/ { next }
+		/^deb[ \t]/ {
+			sub(/\[[^]]*\][ \t]*/, "")
+			pick($2, $3)
+			next
+		}
+		/^URIs:/ { uri = $2 }
+		/^Suites:/ { suites = $0 }
+		/^$/ { if (uri != "") pick(uri, suites); uri = ""; suites = "" }
+		END { if (uri != "") pick(uri, suites) }'
+}
