@@ -3,8 +3,8 @@
 # tests/series.sh: the series of a target checked patch by patch, the way a
 # stable reviewer checks a backport queue.  KTAP on stdout.
 #
-# On a hard-link copy of the pristine tree (the "series" tree), for the
-# base and after each patch in order:
+# On a hard-link copy of the pristine tree (the "series" tree), after each
+# patch in order:
 #   apply       quilt push --fuzz=0 of that one patch, no offset
 #   w1_builtin  W=1 compile of net/vmw_vsock/ and drivers/vhost/vsock.o with
 #               every vsock option built in (kconfig/flavours/vsock-y)
@@ -81,11 +81,18 @@ new_tree()
 }
 
 # configure VARIANT FLAVOUR: .config of the build folder and 'make prepare'.
+# The configuration is redone only when the fragments, ci/build or the
+# fetched tree changed (stamp in the build folder).
 configure()
 {
-	"$RXKIT_TOP/ci/build" --tree series --flavour "$2" --config-only "$target" \
-		> "$logs/config-$1.log" 2>&1 ||
-		{ sed 's/^/# /' "$logs/config-$1.log"; return 1; }
+	_st=$( (cat "$RXKIT_TOP/kconfig/flavours/$2" "$RXKIT_TOP"/kconfig/*.config \
+		"$RXKIT_TOP/ci/build" "$srcdir/FETCHED") | sha256sum | cut -d' ' -f1)
+	if [ "$(cat "$tree/o-$2/.rxkit-config" 2>/dev/null)" != "$_st" ]; then
+		"$RXKIT_TOP/ci/build" --tree series --flavour "$2" --config-only "$target" \
+			> "$logs/config-$1.log" 2>&1 ||
+			{ sed 's/^/# /' "$logs/config-$1.log"; return 1; }
+		echo "$_st" > "$tree/o-$2/.rxkit-config"
+	fi
 	make -C "$tree/o-$2" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" prepare \
 		>> "$logs/config-$1.log" 2>&1 ||
 		{ tail -n 20 "$logs/config-$1.log" | sed 's/^/# /'; return 1; }
@@ -166,14 +173,13 @@ step()
 
 rm -rf "$logs"
 mkdir -p "$logs"
-ktap_header $((2 + 4 * npatch))
+ktap_header $((4 * npatch))
 echo "# ${sdir#"$RXKIT_TOP"/} on Linux $(fetched_version "$target"): $npatch patches, $JOBS jobs"
 new_tree
 configured=1
 for _v in $VARIANTS; do
 	configure "${_v%%:*}" "${_v#*:}" || configured=0
 done
-step base
 broken=
 for p in $patches; do
 	n=${p%%-*}
