@@ -313,9 +313,14 @@ ktap_from_vsock_test()
 ensure_initramfs()
 {
 	_ird="$2/rxkit-initramfs.cpio.gz"
-	if [ ! -f "$_ird" ] || [ -n "$(find "$RXKIT_TOP/tests/guest" \
-		"$2/arch/x86/boot/bzImage" -newer "$_ird" 2>/dev/null | head -n 1)" ]; then
+	# By content: a checkout or a copy can make the guest files older
+	# than an initramfs built from other ones.
+	_ist=$( (cd "$RXKIT_TOP" && find tests/guest tests/mkinitramfs -type f | sort |
+		xargs sha256sum) | sha256sum | cut -d' ' -f1)
+	if [ ! -f "$_ird" ] || [ "$(cat "$_ird.stamp" 2>/dev/null)" != "$_ist" ] ||
+	   [ -n "$(find "$2/arch/x86/boot/bzImage" -newer "$_ird" 2>/dev/null)" ]; then
 		"$RXKIT_TOP/tests/mkinitramfs" "$1" "$2" >&2 || return 1
+		echo "$_ist" > "$_ird.stamp"
 	fi
 	printf '%s\n' "$_ird"
 }
