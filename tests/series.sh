@@ -11,6 +11,10 @@
 #   w1_modules  the same with every vsock option a module (vsock-m)
 #   checkpatch  the tree's checkpatch.pl --strict; its messages must be
 #               exactly those listed, with a reason, in series/TARGET/checkpatch
+# and once for the whole series:
+#   quiltimport git quiltimport of the series onto the pristine files it
+#               touches: one commit a patch, each with the patch's author
+#               and subject
 # A warning or an error of the compiler or of objtool fails the step.
 set -eu
 PROG=series
@@ -157,6 +161,46 @@ checkpatch()
 	fi
 }
 
+# quiltimport: the series imports with git quiltimport (as stable
+# maintainers take a queue), onto a repository of the pristine versions of
+# the files it touches; every commit keeps its patch's From: and subject.
+quiltimport()
+{
+	need git git
+	_g="$logs/quiltimport"
+	rm -rf "$_g"
+	mkdir -p "$_g/repo"
+	for _p in $patches; do
+		sed -n 's/^+++ b\/\([^	]*\).*/\1/p' "$sdir/$_p"
+	done | sort -u | while read -r _f; do
+		[ -f "$srcdir/pristine/$_f" ] || continue
+		mkdir -p "$_g/repo/${_f%/*}"
+		cp "$srcdir/pristine/$_f" "$_g/repo/$_f"
+	done
+	(
+		cd "$_g/repo"
+		export GIT_AUTHOR_NAME=rxkit GIT_AUTHOR_EMAIL=rxkit@localhost.invalid \
+			GIT_COMMITTER_NAME=rxkit GIT_COMMITTER_EMAIL=rxkit@localhost.invalid
+		git init -q . && git add -A && git commit -q -m "Linux $(fetched_version "$target"), touched files" &&
+		git quiltimport --patches "$sdir" --series "$sdir/series"
+	) > "$_g/import.log" 2>&1 || { sed 's/^/# /' "$_g/import.log" | tail -n 15; return 1; }
+	_n=$(git -C "$_g/repo" rev-list --count HEAD) || return 1
+	[ "$_n" = $((npatch + 1)) ] || { echo "# $((_n - 1)) commits for $npatch patches"; return 1; }
+	_i=$npatch
+	for _p in $patches; do
+		_i=$((_i - 1))
+		_want_a=$(sed -n 's/^From: //p' "$sdir/$_p" | head -n 1)
+		_want_s=$(sed -n 's/^Subject: \(\[[^]]*\] \)\{0,1\}//p' "$sdir/$_p" | head -n 1)
+		_got_a=$(git -C "$_g/repo" log -1 --format='%an <%ae>' "HEAD~$_i")
+		_got_s=$(git -C "$_g/repo" log -1 --format='%s' "HEAD~$_i")
+		[ "$_got_a" = "$_want_a" ] && [ "$_got_s" = "$_want_s" ] || {
+			echo "# $_p imported as '$_got_a' '$_got_s', not '$_want_a' '$_want_s'"
+			return 1
+		}
+	done
+	echo "# git quiltimport: $npatch commits, authors and subjects as in the patches"
+}
+
 # step STEP: the two compiles of one step, as two results.
 step()
 {
@@ -173,7 +217,7 @@ step()
 
 rm -rf "$logs"
 mkdir -p "$logs"
-ktap_header $((4 * npatch))
+ktap_header $((4 * npatch + 1))
 echo "# ${sdir#"$RXKIT_TOP"/} on Linux $(fetched_version "$target"): $npatch patches, $JOBS jobs"
 new_tree
 configured=1
@@ -205,4 +249,7 @@ for p in $patches; do
 	checkpatch "$p" || r=$?
 	ktap_result "$r" "$n checkpatch"
 done
+r=0
+quiltimport || r=$?
+ktap_result "$r" "quiltimport"
 ktap_finish
