@@ -152,3 +152,21 @@ mirror_for()
 		/^$/ { if (uri != "") pick(uri, suites); uri = ""; suites = "" }
 		END { if (uri != "") pick(uri, suites) }'
 }
+
+# series_patches DIR: the patch file names DIR/series lists, in order.
+series_patches()
+{
+	grep -v '^[[:space:]]*\(#\|$\)' "$1/series" | awk '{ print $1 }'
+}
+
+# quilt_patches DIR TREE: TREE/patches/ holding the patches of DIR/series
+# and a series file of their names (for QUILT_PATCHES=patches).
+quilt_patches()
+{
+	mkdir "$2/patches"
+	for _qp in $(series_patches "$1"); do
+		[ -f "$1/$_qp" ] || die "$1/$_qp: listed in series but missing"
+		cp "$1/$_qp" "$2/patches/$_qp"
+		printf '%s\n' "$_qp" >> "$2/patches/series"
+	done
+}

@@ -51,6 +51,18 @@ diag()
 	return "$_dg_rc"
 }
 
+# check_subset VAR: every name in $TESTS (a subset the user set in VAR) is
+# one of $ALL_TESTS, or die naming VAR.
+check_subset()
+{
+	for _cs in $TESTS; do
+		case " $ALL_TESTS " in
+		*" $_cs "*) ;;
+		*) die "unknown test '$_cs' in $1 (known: $ALL_TESTS)" ;;
+		esac
+	done
+}
+
 # results_begin ART SCRIPT SUBSET_VAR: before a guest suite runs, write
 # ART/reproducer.sh (re-runs this suite with the same tree, flavour,
 # target, cache and accelerator; an argument picks one test through the

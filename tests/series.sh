@@ -61,7 +61,7 @@ logs="$(out_dir "$target")/series"
 JOBS=${RXKIT_JOBS:-$(nproc)}
 kbuild_env
 
-patches=$(grep -v '^[[:space:]]*\(#\|$\)' "$sdir/series" | awk '{ print $1 }')
+patches=$(series_patches "$sdir")
 npatch=$(printf '%s\n' "$patches" | grep -c .) || die "$sdir/series lists no patch"
 
 # new_tree: a fresh hard-link copy of pristine with the series as quilt
@@ -74,12 +74,7 @@ new_tree()
 	for o in "$tree"/o-*; do
 		[ -d "$o" ] && mv "$o" "$tree.tmp/"
 	done
-	mkdir "$tree.tmp/patches"
-	for p in $patches; do
-		[ -f "$sdir/$p" ] || die "$sdir/$p: listed in series but missing"
-		cp "$sdir/$p" "$tree.tmp/patches/"
-		printf '%s\n' "$p" >> "$tree.tmp/patches/series"
-	done
+	quilt_patches "$sdir" "$tree.tmp"
 	rm -rf "$tree"
 	mv "$tree.tmp" "$tree"
 }

@@ -26,12 +26,7 @@ USAGE
 }
 
 guest_test_setup "$@"
-for t in $TESTS; do
-	case " $ALL_TESTS " in
-	*" $t "*) ;;
-	*) die "unknown test '$t' in RXKIT_LOOPBACK_TESTS (known: $ALL_TESTS)" ;;
-	esac
-done
+check_subset RXKIT_LOOPBACK_TESTS
 initrd=$(ensure_initramfs "$src" "$o")
 art="$(out_dir "$target")/$tree/loopback"
 rm -rf "$art"

@@ -45,12 +45,7 @@ USAGE
 }
 
 guest_test_setup "$@"
-for t in $TESTS; do
-	case " $ALL_TESTS " in
-	*" $t "*) ;;
-	*) die "unknown test '$t' in RXKIT_VIRTIO_TESTS (known: $ALL_TESTS)" ;;
-	esac
-done
+check_subset RXKIT_VIRTIO_TESTS
 need gcc gcc
 need cpio cpio
 need gzip gzip
