@@ -10,7 +10,7 @@ PROG=errors
 
 readonly TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
 archive_drift patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet qemu_no_init dmesg_scan drift_report \
-series_bad_patch"
+series_bad_patch ab_regression"
 
 usage()
 {
@@ -338,6 +338,38 @@ test_series_bad_patch()
 	grep -q "warning: unused variable .rxkit_unused." "$work/bad.ktap" &&
 	grep -q '+TRAILING_WHITESPACE' "$work/bad.ktap" ||
 		{ echo "# not the expected verdicts"; return "$KSFT_FAIL"; }
+}
+
+# tests/ab-verdict: a case that passes on baseline and fails, skips or is
+# missing patched is a regression; a suite without patched results fails;
+# identical results pass.
+test_ab_regression()
+{
+	a="$work/ab/7.3"
+	mkdir -p "$a/baseline/s/job" "$a/patched/s/job"
+	printf 'TAP version 13\n1..2\nok 1 boot\nok 2 job\n' > "$a/baseline/s/results.ktap"
+	printf '    1..3\n    ok 1 case one\n    ok 2 case (two)\n    ok 3 case three # SKIP reason\n' \
+		> "$a/baseline/s/job/cases.ktap"
+	cp "$a/baseline/s/results.ktap" "$a/patched/s/results.ktap"
+	cp "$a/baseline/s/job/cases.ktap" "$a/patched/s/job/cases.ktap"
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 ||
+		{ sed 's/^/#   /' "$work/ab.out"; echo "# identical results: not a pass"; return "$KSFT_FAIL"; }
+	printf '    1..3\n    ok 1 case one # SKIP now\n    not ok 2 case (two)\n    ok 3 case three # SKIP reason\n' \
+		> "$a/patched/s/job/cases.ktap"
+	rc=0
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
+	sed 's/^/#   /' "$work/ab.out"
+	[ "$rc" = 1 ] &&
+	grep -q "^REGRESSION s/job: 'case one' passes on baseline" "$work/ab.out" &&
+	grep -q "^REGRESSION s/job: 'case (two)' passes on baseline" "$work/ab.out" &&
+	! grep -q "case three" "$work/ab.out" ||
+		{ echo "# regressions not reported as expected (exit $rc)"; return "$KSFT_FAIL"; }
+	rm -r "$a/patched/s"
+	rc=0
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
+	sed 's/^/#   /' "$work/ab.out"
+	[ "$rc" = 1 ] && grep -q '^MISSING s:' "$work/ab.out" ||
+		{ echo "# a missing patched suite was not a failure (exit $rc)"; return "$KSFT_FAIL"; }
 }
 
 run_tests $TESTS

@@ -337,6 +337,57 @@ ensure_initramfs()
 	printf '%s\n' "$_ird"
 }
 
+# vsock_cases NAME LOG SKIPLIST RC: the cases of one vsock_test-style
+# client run (LOG: its output) as KTAP subtests, also in ART/NAME/cases.ktap
+# ($art); returns the KSFT code: RC (the run's own verdict) unless no case
+# ran at all, which fails.
+vsock_cases()
+{
+	mkdir -p "$art/$1"
+	ktap_from_vsock_test "$2" "$3" | tee "$art/$1/cases.ktap"
+	_vc_ok=$(grep '^    ok ' "$art/$1/cases.ktap" | grep -vc '# SKIP' || true)
+	_vc_skip=$(grep -c '^    ok .*# SKIP' "$art/$1/cases.ktap" || true)
+	_vc_bad=$(grep -c '^    not ok ' "$art/$1/cases.ktap" || true)
+	echo "# $1: $_vc_ok cases passed, $_vc_bad failed, $_vc_skip skipped"
+	if [ "$4" = 0 ] && [ "$_vc_ok" -eq 0 ]; then
+		echo "# $1: no test case ran"
+		return "$KSFT_FAIL"
+	fi
+	[ "$4" = 0 ] || return "$KSFT_FAIL"
+	[ "$_vc_bad" -eq 0 ] || return "$KSFT_FAIL"
+	return "$KSFT_PASS"
+}
+
+# skip_list JOB TARGET: the skip list of JOB for TARGET, "ID REASON" lines:
+# tests/guest/skip/JOB (every target) and tests/guest/skip/JOB.TARGET
+# (test ids differ between trees).
+skip_list()
+{
+	for _sl in "$RXKIT_TOP/tests/guest/skip/$1" "$RXKIT_TOP/tests/guest/skip/$1.$2"; do
+		[ ! -f "$_sl" ] || grep -v '^#' "$_sl" | grep '[^ ]' || true
+	done
+}
+
+# tools_initrd SRC O ART: ART/initrd.cpio.gz, the kit initramfs of the tree
+# plus the data mover (tests/rxkit-vsock.c, static, built against O's UAPI
+# headers) as a second cpio archive: /rxkit/rxkit-vsock, with whatever else
+# the caller put under ART/tools/rxkit/ (e.g. skip/JOB, which replaces the
+# kit initramfs's list).  The same binary serves the host side:
+# ART/tools/rxkit/rxkit-vsock.
+tools_initrd()
+{
+	_ti_base=$(ensure_initramfs "$1" "$2") || return 1
+	mkdir -p "$3/tools/rxkit"
+	gcc -static -O2 -Wall -I"$2/usr/include" -o "$3/tools/rxkit/rxkit-vsock" \
+		"$RXKIT_TOP/tests/rxkit-vsock.c" > "$3/tools/build.log" 2>&1 || {
+		cat "$3/tools/build.log" >&2
+		die "building tests/rxkit-vsock.c failed"
+	}
+	(cd "$3/tools" && find rxkit | LC_ALL=C sort |
+		cpio -o -H newc -R 0:0 --quiet) | gzip -n -1 > "$3/tools.cpio.gz"
+	cat "$_ti_base" "$3/tools.cpio.gz" > "$3/initrd.cpio.gz"
+}
+
 # guest_test_setup "$@": the command line shared by the guest test scripts,
 # [--tree patched|baseline] [--flavour NAME] [TARGET] (the caller defines
 # usage()).  Sets tree, flavour, target, suffix (release mark), src, o,

@@ -7,7 +7,7 @@ PROG=static
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly TESTS="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record matrix_current shell_syntax"
+readonly TESTS="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record matrix_current skip_lists shell_syntax"
 
 usage()
 {
@@ -25,6 +25,29 @@ target=${1:-$RXKIT_TARGET}
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-static.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 up="$RXKIT_TOP/patches/upstream"
+
+# Every skip-list entry (tests/guest/skip/JOB[.TARGET]) is a test id and a
+# reason, and names a job the kit has.
+test_skip_lists()
+{
+	_bad=0
+	for f in "$RXKIT_TOP"/tests/guest/skip/*; do
+		b=${f##*/}
+		[ "$b" != README ] || continue
+		[ -f "$RXKIT_TOP/tests/guest/jobs/${b%%.*}" ] ||
+		case "${b%%.*}" in
+		vsock_test_vm_client|vsock_test_vm_server|vsock_diag_test_vm_client|vsock_diag_test_vm_server) ;;
+		*) echo "# $b: no job ${b%%.*}"; _bad=1 ;;
+		esac
+		if grep -v '^#' "$f" | grep '[^ ]' | grep -Ev '^[0-9]+ [^ ].{15,}$' > "$work/skipbad"; then
+			echo "# $b: entries without a test id and a reason:"
+			sed 's/^/#   /' "$work/skipbad"
+			_bad=1
+		fi
+		echo "# $b: $(grep -v '^#' "$f" | grep -c '[^ ]') entries"
+	done
+	return "$_bad"
+}
 
 # patches/upstream/ is the posting, byte for byte.
 test_upstream_verbatim()

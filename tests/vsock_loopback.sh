@@ -63,16 +63,7 @@ vsock_job()
 	_jrc=0
 	run_job "$1" || _jrc=$?
 	sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$art/$1/results.log" > "$art/$1/job.log"
-	ktap_from_vsock_test "$art/$1/job.log" "$RXKIT_TOP/tests/guest/skip/$1" |
-		tee "$art/$1/cases.ktap"
-	_cases=$(grep '^    ok ' "$art/$1/cases.ktap" | grep -vc '# SKIP' || true)
-	_skips=$(grep -c '^    ok .*# SKIP' "$art/$1/cases.ktap" || true)
-	echo "# $1: $_cases cases passed, $_skips skipped"
-	[ "$_jrc" != 0 ] || [ "$_cases" -gt 0 ] || {
-		echo "# $1: no test case ran"
-		return "$KSFT_FAIL"
-	}
-	return "$_jrc"
+	vsock_cases "$1" "$art/$1/job.log" "$RXKIT_TOP/tests/guest/skip/$1" "$_jrc"
 }
 
 test_vsock_test_loopback() { vsock_job vsock_test_loopback; }

@@ -81,22 +81,10 @@ rm -rf "$art"
 mkdir -p "$art"
 printf '%s\n' "$BACKEND" > "$art/backend"
 
-# The data mover (tests/rxkit-vsock.c): one static binary for the host side
-# and for the guest, where it is appended to the kit's initramfs as a
-# second cpio archive (/rxkit/rxkit-vsock).
 tool="$art/tools/rxkit/rxkit-vsock"
 initrd="$art/initrd.cpio.gz"
 if [ -z "$BACKEND_SKIP" ]; then
-	base_initrd=$(ensure_initramfs "$src" "$o")
-	mkdir -p "${tool%/*}"
-	gcc -static -O2 -Wall -I"$o/usr/include" -o "$tool" \
-		"$RXKIT_TOP/tests/rxkit-vsock.c" > "$art/tools/build.log" 2>&1 || {
-		cat "$art/tools/build.log" >&2
-		die "building tests/rxkit-vsock.c failed"
-	}
-	(cd "$art/tools" && printf 'rxkit\nrxkit/rxkit-vsock\n' |
-		cpio -o -H newc -R 0:0 --quiet) | gzip -n -1 > "$art/tools.cpio.gz"
-	cat "$base_initrd" "$art/tools.cpio.gz" > "$initrd"
+	tools_initrd "$src" "$o" "$art"
 	accel=$(pick_accel "$kernel" "$initrd" "$art/accel-probe")
 else
 	accel=none

@@ -1,0 +1,305 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/vsock_vhost.sh: the kernel's vsock selftests between a host with a
+# real vhost-vsock device and a guest booted from a kit-built kernel, in the
+# topology of upstream tools/testing/selftests/vsock/vmtest.sh
+# (vm_server_host_client, vm_client_host_server), plus byte-checked bulk
+# streams both ways.  KTAP on stdout; exit 0 (all passed or skipped), 1.
+#
+# Backend, chosen automatically and named in the output:
+#   host    /dev/vhost-vsock works here: this machine is the host;
+#   nested  otherwise: a fixed kit kernel (L1, default the 7.3 baseline
+#           build, VHOST_VSOCK=m) boots under QEMU with QEMU inside its
+#           initramfs (tests/mknested) and is the host of the kernel under
+#           test (L2).
+# In both, tests/guest/vhost-host drives the host side and the guest runs
+# job vhost_guest; one guest boot carries every test.
+set -eu
+PROG=vsock_vhost
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+
+readonly ALL_TESTS="boot guest_to_host host_to_guest vsock_test_vm_client vsock_test_vm_server vsock_diag_test_vm_client vsock_diag_test_vm_server kernel_log"
+readonly TESTS="${RXKIT_VHOST_TESTS:-$ALL_TESTS}"
+readonly L1=${RXKIT_NESTED_L1:-7.3/baseline}
+readonly NESTED_TIMEOUT=${RXKIT_NESTED_TIMEOUT:-1800}
+readonly GUEST_CID=3
+
+usage()
+{
+	cat <<USAGE
+usage: tests/vsock_vhost.sh [--tree patched|baseline] [--flavour NAME] [TARGET]
+
+Boot the TREE kernel of TARGET (default: patched, $RXKIT_TARGET) behind a
+real vhost-vsock device and run:
+$(for t in $TESTS; do echo "  $t"; done)
+Artefacts: \$RXKIT_OUT/TARGET/TREE/virtio-vhost-BACKEND/ (serial and
+protocol logs of every kernel, host-side logs, KTAP, results.json,
+reproducer.sh).
+Environment: RXKIT_VHOST_BACKEND=auto|host|nested, RXKIT_NESTED_L1=TARGET/TREE
+  (the L1 kernel, default 7.3/baseline, built by ci/build), RXKIT_NESTED_TIMEOUT
+  (s, default 1800), RXKIT_VHOST_TESTS="NAME..." (a subset to report; the
+  guest run is the same), RXKIT_ACCEL=auto|kvm|tcg (the outermost guest).
+USAGE
+}
+
+guest_test_setup "$@"
+check_subset RXKIT_VHOST_TESTS
+need gcc gcc
+need cpio cpio
+need gzip gzip
+
+# host_vhost_usable: /dev/vhost-vsock opens for QEMU here.
+host_vhost_usable()
+{
+	[ -c /dev/vhost-vsock ] || return 1
+	timeout 10 "$QEMU" -nodefaults -display none -S -monitor none \
+		-machine q35 -device vhost-vsock-pci,guest-cid=4294967 \
+		> /dev/null 2>&1 &
+	_hv=$!
+	sleep 2
+	if kill -0 "$_hv" 2>/dev/null; then
+		kill "$_hv"
+		wait "$_hv" 2>/dev/null || true
+		return 0
+	fi
+	wait "$_hv" 2>/dev/null || true
+	return 1
+}
+
+BACKEND_SKIP=
+mode=${RXKIT_VHOST_BACKEND:-auto}
+case "$mode" in
+auto) if host_vhost_usable; then mode=host; else mode=nested; fi ;;
+host) host_vhost_usable || BACKEND_SKIP="RXKIT_VHOST_BACKEND=host: /dev/vhost-vsock missing or unusable for $QEMU" ;;
+nested) ;;
+*) die "RXKIT_VHOST_BACKEND must be auto, host or nested" ;;
+esac
+l1_o="$RXKIT_CACHE/src/$L1/o-guest"
+case "$mode" in
+host) BACKEND="vhost-vsock (this host's /dev/vhost-vsock)" ;;
+nested)
+	BACKEND="vhost-vsock in a nested host (L1 $L1 kernel, QEMU $($QEMU --version | awk '{ print $4; exit }'))"
+	if [ ! -f "$l1_o/arch/x86/boot/bzImage" ]; then
+		BACKEND_SKIP="nested backend: no L1 kernel $l1_o; run: ci/build --tree ${L1#*/} ${L1%/*}"
+	elif [ ! -f "$l1_o/drivers/vhost/vhost_vsock.ko" ]; then
+		BACKEND_SKIP="nested backend: $l1_o has no vhost_vsock.ko (the L1 kernel needs CONFIG_VHOST_VSOCK=m)"
+	fi ;;
+esac
+
+art="$(out_dir "$target")/$tree/virtio-vhost-$mode"
+rm -rf "$art"
+mkdir -p "$art"
+printf '%s\n' "$BACKEND" > "$art/backend"
+
+# Skip lists (tests/guest/skip/JOB and JOB.TARGET): the guest reads them
+# from /rxkit/skip/JOB, the host side gets the same --skip options.
+mkdir -p "$art/tools/rxkit/skip"
+for j in vsock_test_vm_client vsock_test_vm_server vsock_diag_test_vm_client vsock_diag_test_vm_server; do
+	skip_list "$j" "$target" > "$art/tools/rxkit/skip/$j"
+done
+skip_opts() { awk 'NF { printf " --skip=%s", $1 }' "$art/tools/rxkit/skip/$1"; }
+cat > "$art/env" <<ENV
+VH_SKIP_VT_CLIENT='$(skip_opts vsock_test_vm_client)'
+VH_SKIP_VT_SERVER='$(skip_opts vsock_test_vm_server)'
+VH_SKIP_DG_CLIENT='$(skip_opts vsock_diag_test_vm_client)'
+VH_SKIP_DG_SERVER='$(skip_opts vsock_diag_test_vm_server)'
+VH_MEM=768
+VH_SMP=1
+VH_STEP_TIMEOUT=600
+VH_BOOT_TIMEOUT=300
+ENV
+
+accel=none
+if [ -z "$BACKEND_SKIP" ]; then
+	tools_initrd "$src" "$o" "$art"
+	accel=$(pick_accel "$kernel" "$art/initrd.cpio.gz" "$art/accel-probe")
+	[ "$mode" = host ] || accel="$accel (L1), tcg (L2 in L1)"
+fi
+printf '%s\n' "$accel" > "$art/accel"
+results_begin "$art" vsock_vhost.sh RXKIT_VHOST_TESTS
+
+# host_out: where the host side's files are (vhost-host's OUT).
+host_out="$art/host"
+# run_nested: boot L1 with job nested_l1; its files come back on its
+# protocol port and are split into host_out.
+run_nested()
+{
+	"$RXKIT_TOP/tests/mknested" "$l1_o" "$kernel" "$art/initrd.cpio.gz" "$art/env" \
+		"$art/l1.cpio.gz" > "$art/mknested.log" 2>&1 || {
+		sed 's/^/# /' "$art/mknested.log"
+		return 1
+	}
+	_rn=0
+	guest_run -j "$NESTED_TIMEOUT" "$art/l1" "$l1_o/arch/x86/boot/bzImage" \
+		"$art/l1.cpio.gz" nested_l1 "${accel%% *}" -m 3072 || _rn=$?
+	mkdir -p "$host_out"
+	tr -d '\r' < "$art/l1/results.log" | awk -v dir="$host_out" '
+		/^RXKIT: file-end/ { if (f) close(f); f = ""; next }
+		/^RXKIT: file / { f = dir "/" $3; printf "" > f; next }
+		f { sub(/^\| /, ""); print > f }'
+	grep '^RXKIT: \(step\|guest\) ' "$art/l1/results.log" | tr -d '\r' \
+		> "$host_out/steps.log"
+	return "$_rn"
+}
+
+# run_host: this machine is the host.
+run_host()
+{
+	mkdir -p "$art/progs"
+	gzip -dc "$art/initrd.cpio.gz" | (cd "$art/progs" &&
+		cpio -id --quiet rxkit/vsock_test rxkit/vsock_diag_test)
+	cp "$art/tools/rxkit/rxkit-vsock" "$art/progs/rxkit/"
+	# shellcheck disable=SC1091
+	. "$art/env"
+	_rh=0
+	# shellcheck disable=SC2046
+	env VH_PROGS="$art/progs/rxkit" VH_CID=$((1000 + $$ % 60000)) \
+		VH_SKIP_VT_CLIENT="$VH_SKIP_VT_CLIENT" VH_SKIP_VT_SERVER="$VH_SKIP_VT_SERVER" \
+		VH_SKIP_DG_CLIENT="$VH_SKIP_DG_CLIENT" VH_SKIP_DG_SERVER="$VH_SKIP_DG_SERVER" \
+		timeout "$NESTED_TIMEOUT" "$RXKIT_TOP/tests/guest/vhost-host" \
+		"$QEMU" "$kernel" "$art/initrd.cpio.gz" "$host_out" \
+		$(qemu_accel_args "$accel") > "$art/host.log" 2>&1 || _rh=$?
+	grep '^RXKIT: \(step\|guest\) ' "$art/host.log" > "$host_out/steps.log" || true
+	return "$_rh"
+}
+
+# host_step NAME: the host side's exit code of step NAME (255: none).
+host_step()
+{
+	_hs=$(awk -v n="$1" '$2 == "step" && $3 == n { print $5 }' "$host_out/steps.log" | tail -n 1)
+	echo "${_hs:-255}"
+}
+
+# guest_step NAME: the guest side's exit code of step NAME (255: none).
+guest_step()
+{
+	_gs=$(tr -d '\r' < "$host_out/guest.results.log" 2>/dev/null |
+		awk -v n="$1" '$2 == "step" && $3 == n { print $5 }' | tail -n 1)
+	echo "${_gs:-255}"
+}
+
+# guest_section NAME: the guest's output of step NAME.
+guest_section()
+{
+	tr -d '\r' < "$host_out/guest.results.log" |
+		sed -n "/^RXKIT: step-begin $1\$/,/^RXKIT: step $1 rc/p"
+}
+
+# skip_if_no_run: the shared run's failure to start, as each test's verdict.
+run_rc=0
+skip_if_no_run()
+{
+	if [ -n "$BACKEND_SKIP" ]; then
+		SKIP_REASON=$BACKEND_SKIP
+		return "$KSFT_SKIP"
+	fi
+	[ -f "$host_out/guest.results.log" ] && return 0
+	echo "# the guest under test never ran (run rc $run_rc; logs: $art)"
+	return "$KSFT_FAIL"
+}
+
+test_boot()
+{
+	skip_if_no_run || return $?
+	if [ "$mode" = nested ]; then
+		_l1=$(sed -n 's/^RXKIT: init //p' "$art/l1/results.log" | tr -d '\r')
+		echo "# L1: $_l1, $(grep -a '^RXKIT: l1 vhost-vsock' "$art/l1/results.log" | tr -d '\r')"
+	fi
+	_got=$(tr -d '\r' < "$host_out/guest.results.log" | sed -n 's/^RXKIT: init //p')
+	_cid=$(tr -d '\r' < "$host_out/guest.results.log" | sed -n 's/^RXKIT: cid //p')
+	echo "# guest: $_got, CID ${_cid:-?} ($BACKEND)"
+	[ "$_got" = "$release" ] || { echo "# uname -r is '$_got', built '$release'"; return "$KSFT_FAIL"; }
+	[ "$_cid" = "$GUEST_CID" ] || [ "$mode" = host ] ||
+		{ echo "# guest CID '$_cid', expected $GUEST_CID"; return "$KSFT_FAIL"; }
+	return "$KSFT_PASS"
+}
+
+# stream_test NAME RECEIVER_LOG: both ends exited 0 and the receiver's
+# line says every byte arrived in order.
+stream_test()
+{
+	skip_if_no_run || return $?
+	_h=$(host_step "$1") _g=$(guest_step "$1")
+	_line=$(grep -h 'rxkit-vsock: recv' "$2" 2>/dev/null | tail -n 1)
+	echo "# $1: host rc $_h, guest rc $_g; ${_line:-no receiver result}"
+	[ "$_h" = 0 ] && [ "$_g" = 0 ] || return "$KSFT_FAIL"
+	case "$_line" in
+	*result=ok*) return "$KSFT_PASS" ;;
+	*) return "$KSFT_FAIL" ;;
+	esac
+}
+
+test_guest_to_host() { stream_test guest_to_host "$host_out/guest_to_host.log"; }
+
+test_host_to_guest()
+{
+	guest_section host_to_guest > "$art/host_to_guest.guest.log" 2>/dev/null || true
+	stream_test host_to_guest "$art/host_to_guest.guest.log"
+}
+
+# pair_test NAME SKIPLIST CLIENT_LOG: a vsock_test-style pair; the client's
+# cases as subtests; both ends must exit 0.
+pair_test()
+{
+	skip_if_no_run || return $?
+	_h=$(host_step "$1") _g=$(guest_step "$1")
+	echo "# $1: host side rc $_h, guest side rc $_g"
+	_prc=0
+	[ "$_h" = 0 ] && [ "$_g" = 0 ] || _prc=1
+	vsock_cases "$1" "$3" "$art/tools/rxkit/skip/$2" "$_prc"
+}
+
+test_vsock_test_vm_client()
+{
+	guest_section vsock_test_vm_client > "$art/vm_client.log" 2>/dev/null || true
+	pair_test vsock_test_vm_client vsock_test_vm_client "$art/vm_client.log"
+}
+test_vsock_test_vm_server()
+{
+	pair_test vsock_test_vm_server vsock_test_vm_server "$host_out/vsock_test_vm_server.log"
+}
+test_vsock_diag_test_vm_client()
+{
+	guest_section vsock_diag_test_vm_client > "$art/diag_vm_client.log" 2>/dev/null || true
+	pair_test vsock_diag_test_vm_client vsock_diag_test_vm_client "$art/diag_vm_client.log"
+}
+test_vsock_diag_test_vm_server()
+{
+	pair_test vsock_diag_test_vm_server vsock_diag_test_vm_server "$host_out/vsock_diag_test_vm_server.log"
+}
+
+# test_kernel_log: no WARN, BUG, lockdep, KASAN or vsock error line in the
+# kernel log of the guest under test, nor in L1's (the vhost side).
+test_kernel_log()
+{
+	skip_if_no_run || return $?
+	mkdir -p "$art/l2"
+	cp "$host_out/guest.results.log" "$art/l2/results.log"
+	cp "$host_out/guest.serial.log" "$art/l2/serial.log" 2>/dev/null || : > "$art/l2/serial.log"
+	_bad=0
+	for _k in l2 l1; do
+		[ -d "$art/$_k" ] || continue
+		_lines=$(guest_dmesg_bad "$art/$_k")
+		[ -n "$_lines" ] || continue
+		echo "# $_k kernel log reports problems:"
+		printf '%s\n' "$_lines" | sed 's/^/#   /'
+		_bad=1
+	done
+	grep -q '^RXKIT: dmesg-end' "$art/l2/results.log" ||
+		{ echo "# the guest's kernel log dump is missing"; _bad=1; }
+	[ "$_bad" = 0 ] || return "$KSFT_FAIL"
+	return "$KSFT_PASS"
+}
+
+echo "# $target/$tree: $release, backend $BACKEND, accelerator $accel, artefacts $art"
+if [ -z "$BACKEND_SKIP" ]; then
+	_t0=$(date +%s)
+	run_rc=0
+	"run_$mode" || run_rc=$?
+	echo "# guest run ($mode): rc $run_rc, $(($(date +%s) - _t0)) s"
+fi
+# shellcheck disable=SC2086
+{ rc=0; run_tests $TESTS || rc=$?; echo "$rc" > "$art/rc"; } | tee "$art/results.ktap"
+results_end "$BACKEND"
+exit "$(cat "$art/rc")"
