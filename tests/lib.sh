@@ -391,7 +391,8 @@ tools_initrd()
 # guest_test_setup "$@": the command line shared by the guest test scripts,
 # [--tree patched|baseline] [--flavour NAME] [TARGET] (the caller defines
 # usage()).  Sets tree, flavour, target, suffix (release mark), src, o,
-# kernel and release, and checks that the kernel is built.
+# kernel, release and variant (artefact folder: TREE, or TREE-FLAVOUR
+# for a flavour other than guest), and checks that the kernel is built.
 guest_test_setup()
 {
 	tree=patched
@@ -417,6 +418,9 @@ guest_test_setup()
 	need "$QEMU" qemu-system-x86
 	src="$(src_root "$target")/$tree"
 	o="$src/o-$flavour"
+	# Artefacts of a flavour other than the guest one stay apart.
+	variant=$tree
+	[ "$flavour" = guest ] || variant="$tree-$flavour"
 	kernel="$o/arch/x86/boot/bzImage"
 	[ -f "$kernel" ] || die "$kernel missing; run: ci/build --tree $tree $target"
 	release=$(cat "$o/include/config/kernel.release")

@@ -19,7 +19,7 @@ usage: tests/vsock_loopback.sh [--tree patched|baseline] [--flavour NAME] [TARGE
 Boot the TREE kernel of TARGET (default: patched, $RXKIT_TARGET) and run:
 $(for t in $TESTS; do echo "  $t"; done)
 Artefacts (serial logs, protocol logs, KTAP, results.json, reproducer.sh):
-\$RXKIT_OUT/TARGET/TREE/loopback/
+\$RXKIT_OUT/TARGET/TREE/loopback/ (TREE-FLAVOUR/ for a flavour other than guest)
 Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT,
   RXKIT_LOOPBACK_TESTS="NAME..." (a subset of the tests above).
 USAGE
@@ -28,7 +28,7 @@ USAGE
 guest_test_setup "$@"
 check_subset RXKIT_LOOPBACK_TESTS
 initrd=$(ensure_initramfs "$src" "$o")
-art="$(out_dir "$target")/$tree/loopback"
+art="$(out_dir "$target")/$variant/loopback"
 rm -rf "$art"
 mkdir -p "$art"
 accel=$(pick_accel "$kernel" "$initrd" "$art/accel-probe")
@@ -69,7 +69,7 @@ vsock_job()
 test_vsock_test_loopback() { vsock_job vsock_test_loopback; }
 test_vsock_diag_test_loopback() { vsock_job vsock_diag_test_loopback; }
 
-echo "# $target/$tree: $release, accelerator $accel, artefacts $art"
+echo "# $target/$variant: $release, accelerator $accel, artefacts $art"
 # shellcheck disable=SC2086
 { rc=0; run_tests $TESTS || rc=$?; echo "$rc" > "$art/rc"; } | tee "$art/results.ktap"
 results_end loopback

@@ -87,7 +87,7 @@ nested)
 	fi ;;
 esac
 
-art="$(out_dir "$target")/$tree/virtio-vhost-$mode"
+art="$(out_dir "$target")/$variant/virtio-vhost-$mode"
 rm -rf "$art"
 mkdir -p "$art"
 printf '%s\n' "$BACKEND" > "$art/backend"
@@ -107,7 +107,7 @@ VH_SKIP_DG_SERVER='$(skip_opts vsock_diag_test_vm_server)'
 VH_MEM=768
 VH_SMP=1
 VH_STEP_TIMEOUT=600
-VH_BOOT_TIMEOUT=300
+VH_BOOT_TIMEOUT=600
 ENV
 
 accel=none
@@ -292,7 +292,7 @@ test_kernel_log()
 	return "$KSFT_PASS"
 }
 
-echo "# $target/$tree: $release, backend $BACKEND, accelerator $accel, artefacts $art"
+echo "# $target/$variant: $release, backend $BACKEND, accelerator $accel, artefacts $art"
 if [ -z "$BACKEND_SKIP" ]; then
 	_t0=$(date +%s)
 	run_rc=0

@@ -76,7 +76,7 @@ vhost-vsock) kind=vhost-vsock ;;
 *) kind=vhost-user ;;
 esac
 
-art="$(out_dir "$target")/$tree/virtio-$kind"
+art="$(out_dir "$target")/$variant/virtio-$kind"
 rm -rf "$art"
 mkdir -p "$art"
 printf '%s\n' "$BACKEND" > "$art/backend"
@@ -480,7 +480,7 @@ test_vsock_test_host()
 	return "$KSFT_SKIP"
 }
 
-echo "# $target/$tree: $release, accelerator $accel, backend $BACKEND, artefacts $art"
+echo "# $target/$variant: $release, accelerator $accel, backend $BACKEND, artefacts $art"
 # shellcheck disable=SC2086
 {
 	trap cleanup EXIT
