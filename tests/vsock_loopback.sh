@@ -8,7 +8,7 @@ PROG=vsock_loopback
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="boot_release vsock_test_loopback vsock_diag_test_loopback"
+readonly ALL_TESTS="boot_release vsock_test_loopback vsock_diag_test_loopback vsock_uring_test_loopback"
 readonly TESTS="${RXKIT_LOOPBACK_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -68,6 +68,14 @@ vsock_job()
 
 test_vsock_test_loopback() { vsock_job vsock_test_loopback; }
 test_vsock_diag_test_loopback() { vsock_job vsock_diag_test_loopback; }
+test_vsock_uring_test_loopback()
+{
+	if [ ! -f "$src/tools/testing/vsock/vsock_uring_test.c" ]; then
+		SKIP_REASON="Linux $(fetched_version "$target") has no tools/testing/vsock/vsock_uring_test.c (new in 6.8)"
+		return "$KSFT_SKIP"
+	fi
+	vsock_job vsock_uring_test_loopback
+}
 
 echo "# $target/$variant: $release, accelerator $accel, artefacts $art"
 # shellcheck disable=SC2086
