@@ -10,7 +10,7 @@ PROG=errors
 
 readonly TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
 archive_drift patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet qemu_no_init dmesg_scan drift_report \
-series_bad_patch ab_regression"
+series_bad_patch ab_regression vhost_no_l1"
 
 usage()
 {
@@ -370,6 +370,22 @@ test_ab_regression()
 	sed 's/^/#   /' "$work/ab.out"
 	[ "$rc" = 1 ] && grep -q '^MISSING s:' "$work/ab.out" ||
 		{ echo "# a missing patched suite was not a failure (exit $rc)"; return "$KSFT_FAIL"; }
+}
+
+# tests/vsock_vhost.sh without the nested host's kernel: every test is
+# SKIP with the reason and the command that builds it, none passes.
+test_vhost_no_l1()
+{
+	[ -f "$(src_root "$target")/patched/o-guest/arch/x86/boot/bzImage" ] ||
+		{ SKIP_REASON="no built $target kernel (ci/build $target)"; return "$KSFT_SKIP"; }
+	rc=0
+	RXKIT_OUT="$work/vh" RXKIT_VHOST_BACKEND=nested RXKIT_NESTED_L1=7.3/no-such-tree \
+		"$RXKIT_TOP/tests/vsock_vhost.sh" "$target" > "$work/vh.ktap" 2>&1 || rc=$?
+	sed 's/^/#   /' "$work/vh.ktap" | grep -v '^#   $'
+	[ "$rc" = 0 ] || { echo "# exit $rc, expected 0 (all skipped)"; return "$KSFT_FAIL"; }
+	n=$(grep -c '^ok [0-9]* .* # SKIP nested backend: no L1 kernel .*run: ci/build --tree no-such-tree 7.3$' "$work/vh.ktap" || true)
+	[ "$n" = 8 ] && ! grep -q '^ok [0-9]* [^#]*$' "$work/vh.ktap" ||
+		{ echo "# $n of 8 tests skipped with the reason, or one passed"; return "$KSFT_FAIL"; }
 }
 
 run_tests $TESTS
