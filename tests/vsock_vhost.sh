@@ -8,7 +8,7 @@
 #
 # Backend, chosen automatically and named in the output:
 #   host    /dev/vhost-vsock works here: this machine is the host;
-#   nested  otherwise: a fixed kit kernel (L1, default the 7.3 baseline
+#   nested  otherwise: a fixed kit kernel (L1, default the target's baseline
 #           build, VHOST_VSOCK=m) boots under QEMU with QEMU inside its
 #           initramfs (tests/mknested) and is the host of the kernel under
 #           test (L2).
@@ -21,7 +21,6 @@ PROG=vsock_vhost
 
 readonly ALL_TESTS="boot guest_to_host host_to_guest vsock_test_vm_client vsock_test_vm_server vsock_diag_test_vm_client vsock_diag_test_vm_server kernel_log"
 readonly TESTS="${RXKIT_VHOST_TESTS:-$ALL_TESTS}"
-readonly L1=${RXKIT_NESTED_L1:-7.3/baseline}
 readonly NESTED_TIMEOUT=${RXKIT_NESTED_TIMEOUT:-1800}
 readonly GUEST_CID=3
 
@@ -37,7 +36,7 @@ Artefacts: \$RXKIT_OUT/TARGET/TREE/virtio-vhost-BACKEND/ (serial and
 protocol logs of every kernel, host-side logs, KTAP, results.json,
 reproducer.sh).
 Environment: RXKIT_VHOST_BACKEND=auto|host|nested, RXKIT_NESTED_L1=TARGET/TREE
-  (the L1 kernel, default 7.3/baseline, built by ci/build), RXKIT_NESTED_TIMEOUT
+  (the L1 kernel, default TARGET/baseline, built by ci/build), RXKIT_NESTED_TIMEOUT
   (s, default 1800), RXKIT_VHOST_TESTS="NAME..." (a subset to report; the
   guest run is the same), RXKIT_ACCEL=auto|kvm|tcg (the outermost guest).
 USAGE
@@ -45,6 +44,10 @@ USAGE
 
 guest_test_setup "$@"
 check_subset RXKIT_VHOST_TESTS
+# The nested host runs the target's own unpatched kernel: the host side
+# of every pair checks its kernel against the tree's vsock_test (6.1's
+# test program expects 6.1's errno values, not 7.3's).
+readonly L1=${RXKIT_NESTED_L1:-$target/baseline}
 need gcc gcc
 need cpio cpio
 need gzip gzip
