@@ -27,10 +27,14 @@ USAGE
 
 guest_test_setup "$@"
 check_subset RXKIT_LOOPBACK_TESTS
-initrd=$(ensure_initramfs "$src" "$o")
 art="$(out_dir "$target")/$variant/loopback"
 rm -rf "$art"
 mkdir -p "$art"
+# Skip lists of this target and flavour over the initramfs's own.
+skip_files "$art" "$target" "$flavour" vsock_test_loopback \
+	vsock_diag_test_loopback vsock_uring_test_loopback
+tools_initrd "$src" "$o" "$art"
+initrd="$art/initrd.cpio.gz"
 accel=$(pick_accel "$kernel" "$initrd" "$art/accel-probe")
 printf '%s\n' "$accel" > "$art/accel"
 results_begin "$art" vsock_loopback.sh RXKIT_LOOPBACK_TESTS
@@ -63,7 +67,7 @@ vsock_job()
 	_jrc=0
 	run_job "$1" || _jrc=$?
 	sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$art/$1/results.log" > "$art/$1/job.log"
-	vsock_cases "$1" "$art/$1/job.log" "$RXKIT_TOP/tests/guest/skip/$1" "$_jrc"
+	vsock_cases "$1" "$art/$1/job.log" "$art/tools/rxkit/skip/$1" "$_jrc"
 }
 
 test_vsock_test_loopback() { vsock_job vsock_test_loopback; }

@@ -95,12 +95,10 @@ rm -rf "$art"
 mkdir -p "$art"
 printf '%s\n' "$BACKEND" > "$art/backend"
 
-# Skip lists (tests/guest/skip/JOB and JOB.TARGET): the guest reads them
+# Skip lists (tests/guest/skip/JOB[.TARGET[.FLAVOUR]]): the guest reads them
 # from /rxkit/skip/JOB, the host side gets the same --skip options.
-mkdir -p "$art/tools/rxkit/skip"
-for j in vsock_test_vm_client vsock_test_vm_server vsock_diag_test_vm_client vsock_diag_test_vm_server; do
-	skip_list "$j" "$target" > "$art/tools/rxkit/skip/$j"
-done
+skip_files "$art" "$target" "$flavour" vsock_test_vm_client vsock_test_vm_server \
+	vsock_diag_test_vm_client vsock_diag_test_vm_server
 skip_opts() { awk 'NF { printf " --skip=%s", $1 }' "$art/tools/rxkit/skip/$1"; }
 cat > "$art/env" <<ENV
 VH_SKIP_VT_CLIENT='$(skip_opts vsock_test_vm_client)'
