@@ -112,10 +112,13 @@ sha256_of()
 stage_start() { _stage_t0=$(date +%s); }
 stage_end()   { log "$1 done in $(( $(date +%s) - _stage_t0 )) s"; }
 
-# The kernel build identity shared by ci/build and ci/package: fixed user,
-# host and time stamp (reproducible objects, shared ccache entries), and the
-# kit's ccache.  With it, a make in a build folder finds everything up to
-# date and rebuilds nothing.
+# The kernel build identity shared by ci/build and the package builds of
+# ci/srcpkg: fixed user, host and time stamp (reproducible objects, shared
+# ccache entries), and the kit's ccache.  With it, a make in a build folder
+# finds everything up to date and rebuilds nothing, and a package build of
+# the same sources gets its compiles from ccache.  ccache also hashes the
+# locale (LANG, LC_ALL, LC_CTYPE, LC_MESSAGES): the package builds keep
+# the caller's, as ci/build does.
 kbuild_env()
 {
 	export CCACHE_DIR="${CCACHE_DIR:-$RXKIT_CACHE/ccache}"
@@ -169,4 +172,86 @@ quilt_patches()
 		cp "$1/$_qp" "$2/patches/$_qp"
 		printf '%s\n' "$_qp" >> "$2/patches/series"
 	done
+}
+
+# release_mark TREE: the uname -r suffix of that tree.  It goes into a
+# localversion file of the build folder (scripts/setlocalversion reads
+# $objtree/localversion*), not into CONFIG_LOCALVERSION: the .config and so
+# include/generated/autoconf.h of the baseline and the patched tree stay
+# identical, and the second tree compiles from ccache's direct-mode hits.
+# The package builds (ci/srcpkg) mark their release the same way.
+release_mark()
+{
+	case "$1" in
+	patched) echo "-vsockrx" ;;
+	*) echo "-rxbase" ;;
+	esac
+}
+
+# flavour_file NAME|PATH: the fragment list of a kconfig flavour.
+flavour_file()
+{
+	case "$1" in
+	*/*) [ -f "$1" ] || die "no flavour file $1"
+	     printf '%s/%s\n' "$(cd "$(dirname "$1")" && pwd)" "${1##*/}" ;;
+	*) [ -f "$RXKIT_TOP/kconfig/flavours/$1" ] ||
+		die "unknown flavour '$1' (no $RXKIT_TOP/kconfig/flavours/$1)"
+	   printf '%s\n' "$RXKIT_TOP/kconfig/flavours/$1" ;;
+	esac
+}
+
+# flavour_fragments FLIST: the fragment paths a flavour file names,
+# relative to its own folder or to kconfig/.
+flavour_fragments()
+{
+	grep -v '^[[:space:]]*\(#\|$\)' "$1" | while read -r _f; do
+		if [ -f "${1%/*}/$_f" ]; then
+			printf '%s\n' "${1%/*}/$_f"
+		elif [ -f "$RXKIT_TOP/kconfig/$_f" ]; then
+			printf '%s\n' "$RXKIT_TOP/kconfig/$_f"
+		else
+			die "$1 names missing fragment $_f"
+		fi
+	done
+}
+
+# config_file FILE: the absolute path of a --config FILE, checked.
+config_file()
+{
+	[ -f "$1" ] || die "--config $1: no such file"
+	grep -q '^CONFIG_' "$1" || die "--config $1: not a kernel configuration"
+	printf '%s/%s\n' "$(cd "$(dirname "$1")" && pwd)" "${1##*/}"
+}
+
+# kconfig_make SRC O BASE_CONFIG FRAGMENT...: O/.config = tinyconfig (or
+# BASE_CONFIG, a distribution's configuration) + the fragments, merged by
+# merge_config.sh; every requested value checked (ci/kconfig-check).  The
+# same CC and HOSTCC as the build: kbuild rebuilds whatever was built with
+# another command line (scripts/kconfig, fixdep, ...).  Log: O/config.log.
+kconfig_make()
+{
+	_src=$1 _o=$2 _base=$3
+	shift 3
+	mkdir -p "$_o"
+	if [ -n "$_base" ]; then
+		cp "$_base" "$_o/.config"
+		# A distribution's configuration names its own keys and release.
+		sed -i -e '/^CONFIG_SYSTEM_TRUSTED_KEYS=/s/=.*/=""/' \
+			-e '/^CONFIG_SYSTEM_REVOCATION_KEYS=/s/=.*/=""/' \
+			-e '/^CONFIG_MODULE_SIG_KEY=/s/=.*/="certs\/signing_key.pem"/' \
+			-e '/^CONFIG_LOCALVERSION=/s/=.*/=""/' "$_o/.config"
+		make -s -C "$_src" O="$_o" CC="ccache gcc" HOSTCC="ccache gcc" olddefconfig \
+			>"$_o/config.log" 2>&1
+	else
+		make -s -C "$_src" O="$_o" CC="ccache gcc" HOSTCC="ccache gcc" tinyconfig \
+			>"$_o/config.log" 2>&1
+	fi || { cat "$_o/config.log" >&2; die "the base configuration failed"; }
+	(cd "$_src" && scripts/kconfig/merge_config.sh -m -O "$_o" "$_o/.config" "$@") \
+		>>"$_o/config.log" 2>&1 ||
+		{ cat "$_o/config.log" >&2; die "merge_config.sh failed"; }
+	make -s -C "$_src" O="$_o" CC="ccache gcc" HOSTCC="ccache gcc" olddefconfig \
+		>>"$_o/config.log" 2>&1 ||
+		{ cat "$_o/config.log" >&2; die "make olddefconfig failed"; }
+	cat "$@" | "$RXKIT_TOP/ci/kconfig-check" "$_o/.config" ||
+		die "requested kconfig symbols did not stick (missing dependency?)"
 }

@@ -1,26 +1,33 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# tests/packages.sh: the .deb and .rpm packages of ci/package, installed,
-# booted, upgraded and removed as a user would.  KTAP on stdout.
+# tests/packages.sh: the source packages of ci/srcpkg, the .deb and .rpm
+# packages built from them, installed, booted, upgraded and removed as a
+# user would.  KTAP on stdout.
 #
+# Build: ci/srcpkg makes the Debian source package (dpkg-source) and the
+# spec, and builds both from source through ci/build's ccache: the compiles
+# are ccache hits, and the packaged kernel is ci/build's image byte for
+# byte.  A series that applies only with fuzz or an offset fails both.
 # DEB: a minimal Debian root (tests/mkrootfs: debootstrap) gets
 # linux-image-REL and linux-headers-REL with dpkg in a chroot, so their
 # maintainer scripts and the /etc/kernel hooks run there (depmod,
 # initramfs-tools, linux-update-symlinks); the installed kernel boots in
 # QEMU; a module builds against the installed headers; a rebuilt package
 # with a higher revision upgrades it; purge leaves nothing behind.
-# RPM: rpm --root into an empty root (scriptlets cannot run there: no
-# shell, no depmod; --noscripts, and depmod -b does %post's work), rpm -V,
-# the installed kernel boots, a module builds against -devel, rpm -e
-# leaves nothing behind.  Both: lintian / rpmlint clean (overrides and
-# filters carry their reasons), and two package builds are identical.
+# RPM: rpm --root into another copy of that root, with the scriptlets
+# (they run in the root's /bin/sh: %post's depmod, and kernel-install,
+# here a recording stub), rpm -V, the installed kernel boots, a module
+# builds against -devel inside the root, rpm -e runs %preun and leaves
+# nothing behind.  Both: lintian / rpmlint clean (overrides and filters
+# carry their reasons), and two package builds are identical.
 set -eu
 PROG=packages
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="build lintian rpmlint reproducible deb_install deb_extmod deb_boot \
-deb_upgrade deb_purge rpm_install rpm_verify rpm_extmod rpm_boot rpm_erase"
+readonly ALL_TESTS="build source ccache lintian rpmlint reproducible deb_install deb_extmod \
+deb_boot deb_upgrade deb_purge rpm_install rpm_verify rpm_extmod rpm_boot rpm_erase \
+deb_fuzz_refused rpm_offset_refused"
 readonly TESTS="${RXKIT_PACKAGE_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -29,7 +36,7 @@ usage()
 usage: tests/packages.sh [TARGET]
 
 Package tests of the patched guest kernel of TARGET (default: $RXKIT_TARGET;
-ci/build must have built it):
+ci/build must have built it, ci/srcpkg builds the packages from source):
 $(for t in $ALL_TESTS; do echo "  $t"; done)
 Artefacts (packages, lint reports, logs): \$RXKIT_OUT/TARGET/packages-test/
 Environment: RXKIT_PACKAGE_TESTS="NAME..." (a subset, in this order).
@@ -59,7 +66,7 @@ droot="$work/deb-root"
 rroot="$work/rpm-root"
 cleanup()
 {
-	for m in "$droot/proc" "$droot/sys" "$droot/dev"; do
+	for m in "$droot/proc" "$droot/sys" "$droot/dev" "$rroot/proc"; do
 		! mountpoint -q "$m" 2>/dev/null || umount -l "$m"
 	done
 	rm -rf "$work"
@@ -67,18 +74,20 @@ cleanup()
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-# pkg REVISION OUT [OPTION]: ci/package into OUT (an RXKIT_OUT); sets deb,
-# hdeb, rpmf, drpm.
+# pkg REVISION OUT [OPTION...]: ci/srcpkg into OUT (an RXKIT_OUT); sets
+# deb, hdeb, rpmf, drpm (those of the formats built).
 pkg()
 {
-	RXKIT_OUT=$2 RXKIT_PKG_REVISION=$1 "$RXKIT_TOP/ci/package" ${3:-} "$target" \
-		> "$art/package-$1-${2##*/}.log" 2>&1 ||
-		{ tail -n 20 "$art/package-$1-${2##*/}.log" | sed 's/^/# /'; return 1; }
-	_p="$2/$target/packages"
-	deb=$(ls "$_p"/linux-image-"$rel"_*-"$1"_amd64.deb)
-	hdeb=$(ls "$_p"/linux-headers-"$rel"_*-"$1"_amd64.deb)
-	rpmf=$(ls "$_p"/kernel-*-"$1".x86_64.rpm | grep -v -- '-devel-')
-	drpm=$(ls "$_p"/kernel-*-devel-*-"$1".x86_64.rpm)
+	_rev=$1 _out=$2
+	shift 2
+	RXKIT_OUT=$_out RXKIT_PKG_REVISION=$_rev "$RXKIT_TOP/ci/srcpkg" "$@" "$target" \
+		> "$art/package-$_rev-${_out##*/}.log" 2>&1 ||
+		{ tail -n 20 "$art/package-$_rev-${_out##*/}.log" | sed 's/^/# /'; return 1; }
+	_p="$_out/$target/packages"
+	deb=$(ls "$_p"/linux-image-"$rel"_*-"$_rev"_amd64.deb 2>/dev/null) || :
+	hdeb=$(ls "$_p"/linux-headers-"$rel"_*-"$_rev"_amd64.deb 2>/dev/null) || :
+	rpmf=$(ls "$_p"/kernel-*-"$_rev".x86_64.rpm 2>/dev/null | grep -v -- '-devel-') || :
+	drpm=$(ls "$_p"/kernel-*-devel-*-"$_rev".x86_64.rpm 2>/dev/null) || :
 }
 
 in_root() { chroot "$droot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
@@ -86,7 +95,7 @@ in_root() { chroot "$droot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "
 # extmod ROOT TREE [CHROOT]: build a one-file module against ROOT/TREE (the
 # installed headers; the build link of /lib/modules/REL must lead there),
 # inside ROOT with its own make and gcc when CHROOT is given, else with the
-# host's (the RPM root is empty).
+# host's.
 extmod()
 {
 	_l=$(readlink "$1/lib/modules/$rel/build") || { echo "# no /lib/modules/$rel/build link"; return 1; }
@@ -110,12 +119,13 @@ EOF
 	echo 'obj-m := rxkit_hello.o' > "$_m/Makefile"
 	_log="$art/extmod-${1##*/}.log"
 	if [ -n "${3:-}" ]; then
-		in_root make -C "/lib/modules/$rel/build" M=/tmp/rxkit-extmod modules > "$_log" 2>&1
+		chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			make -C "/lib/modules/$rel/build" M=/tmp/rxkit-extmod modules > "$_log" 2>&1
 	else
 		make -C "$1$2" M="$_m" modules > "$_log" 2>&1
 	fi || { tail -n 15 "$_log" | sed 's/^/# /'; return 1; }
 	_v=$(modinfo -F vermagic "$_m/rxkit_hello.ko")
-	echo "# rxkit_hello.ko built against $2${3:+ inside the root (its gcc: $(in_root gcc -dumpfullversion))}: vermagic $_v"
+	echo "# rxkit_hello.ko built against $2${3:+ inside the root (its gcc: $(chroot "$1" gcc -dumpfullversion))}: vermagic $_v"
 	rm -rf "$_m"
 	case "$_v" in
 	"$rel "*) ;;
@@ -142,15 +152,73 @@ boot()
 	[ "$_u" = "$rel" ]
 }
 
-# The packages of make run / make check, linted, in $RXKIT_OUT/TARGET/packages.
+# The packages of make run / make check, built from source and linted, in
+# $RXKIT_OUT/TARGET/{source,packages}.
 test_build()
 {
 	_t0=$(date +%s)
 	pkg 1 "$RXKIT_OUT" || return "$KSFT_FAIL"
 	for f in "$deb" "$hdeb" "$rpmf" "$drpm"; do
+		[ -f "$f" ] || { echo "# a package is missing: '$f'"; return "$KSFT_FAIL"; }
 		echo "# ${f##*/}: $(( $(wc -c < "$f") / 1024 )) KiB"
 	done
-	echo "# built and linted in $(( $(date +%s) - _t0 )) s (log: $art/package-1-${RXKIT_OUT##*/}.log)"
+	_l="$art/package-1-${RXKIT_OUT##*/}.log"
+	sed -n 's/^srcpkg: ccache/# ccache/p' "$_l"
+	echo "# built from source and linted in $(( $(date +%s) - _t0 )) s (log: $_l)"
+	# The kernel ci/build built and the guest tests booted is the packaged one.
+	grep -q "the packaged kernel image is ci/build's .*, byte for byte" "$_l" ||
+		{ echo "# ci/srcpkg did not compare the packaged image with ci/build's"; return "$KSFT_FAIL"; }
+	echo "# the packaged vmlinuz is ci/build's bzImage, byte for byte"
+}
+
+# The source packages: the pinned tarball as it is, the series as it is.
+test_source()
+{
+	[ -n "${deb:-}" ] || { SKIP_REASON="no packages (build failed)"; return "$KSFT_SKIP"; }
+	_s="$RXKIT_OUT/$target/source"
+	_dsc="$_s/linux-rxkit_$rel-1.dsc"
+	_fsha=$(sed -n 's/^sha256=//p' "$(src_root "$target")/FETCHED")
+	_rc=0
+	[ -f "$_dsc" ] || { echo "# no ${_dsc##*/}"; return "$KSFT_FAIL"; }
+	grep -q "^ $_fsha [0-9]* linux-rxkit_$rel.orig.tar.xz\$" "$_dsc" ||
+		{ echo "# ${_dsc##*/} does not name the pinned tarball (SHA-256 $_fsha)"; _rc=1; }
+	grep -qx 'Format: 3.0 (quilt)' "$_dsc" || { echo "# ${_dsc##*/} is not 3.0 (quilt)"; _rc=1; }
+	_x="$work/dsc-debian"
+	mkdir -p "$_x"
+	tar -xf "$_s/linux-rxkit_$rel-1.debian.tar.xz" -C "$_x"
+	series_patches "$RXKIT_TOP/series/$target" > "$work/series.want"
+	cmp -s "$work/series.want" "$_x/debian/patches/series" ||
+		{ echo "# debian/patches/series is not series/$target/series"; _rc=1; }
+	for p in $(cat "$work/series.want"); do
+		cmp -s "$RXKIT_TOP/series/$target/$p" "$_x/debian/patches/$p" || { echo "# debian/patches/$p differs"; _rc=1; }
+		cmp -s "$RXKIT_TOP/series/$target/$p" "$_s/rpm/SOURCES/$p" || { echo "# rpm SOURCES/$p differs"; _rc=1; }
+	done
+	_spec=$(ls "$_s"/rpm/*.spec)
+	[ "$(grep -c '^Patch[0-9]*:' "$_spec")" = "$(wc -l < "$work/series.want")" ] ||
+		{ echo "# ${_spec##*/} lists $(grep -c '^Patch[0-9]*:' "$_spec") patches"; _rc=1; }
+	_src0=$(sed -n 's/^Source0:[[:space:]]*//p' "$_spec")
+	[ "$(sha256_of "$_s/rpm/SOURCES/$_src0")" = "$_fsha" ] ||
+		{ echo "# Source0 $_src0 is not the pinned tarball"; _rc=1; }
+	echo "# ${_dsc##*/}: orig = pinned tarball, debian/patches = series/$target ($(wc -l < "$work/series.want") patches); ${_spec##*/}: Source0 $_src0"
+	return "$_rc"
+}
+
+# One compile, not three: each package build got ci/build's compiles from
+# ccache (ci/srcpkg counts them per build from ccache's stats log; the
+# calls ccache never caches, compiler probes and links, are apart).
+test_ccache()
+{
+	[ -n "${deb:-}" ] || { SKIP_REASON="no packages (build failed)"; return "$KSFT_SKIP"; }
+	_c="$RXKIT_OUT/$target/packages/ccache.txt"
+	[ "$(grep -c '^ccache: ' "$_c" 2>/dev/null)" = 2 ] || { echo "# no ccache counts of two builds in $_c"; return "$KSFT_FAIL"; }
+	_rc=0
+	while read -r _l; do
+		echo "# $_l"
+		set -- $(echo "$_l" | sed 's/^ccache: \([0-9]*\) hits, \([0-9]*\) misses.*/\1 \2/')
+		# Near 100 %: at most 2 % of the cacheable compiles miss.
+		[ "$1" -gt 0 ] && [ $(( $2 * 100 )) -le $(( ($1 + $2) * 2 )) ] || _rc=1
+	done < "$_c"
+	return "$_rc"
 }
 
 # lint REPORT: ci/package's report (lintian.txt, rpmlint.txt) says exit 0.
@@ -166,7 +234,7 @@ lint()
 test_lintian() { lint lintian.txt; }
 test_rpmlint() { lint rpmlint.txt; }
 
-# Two builds from the same build folder: byte-identical packages.
+# Two builds from the same sources: byte-identical source and binary packages.
 test_reproducible()
 {
 	[ -n "${deb:-}" ] || { SKIP_REASON="no packages (build failed)"; return "$KSFT_SKIP"; }
@@ -176,8 +244,13 @@ test_reproducible()
 	set -- $_first
 	deb=$1 hdeb=$2 rpmf=$3 drpm=$4
 	_rc=0
-	for f in $_first; do
-		_g="$work/out2/$target/packages/${f##*/}"
+	_s="$RXKIT_OUT/$target/source"
+	for f in $_first "$_s/linux-rxkit_$rel-1.dsc" "$_s/linux-rxkit_$rel-1.debian.tar.xz" "$(ls "$_s"/rpm/*.spec)"; do
+		case "$f" in
+		*/source/rpm/*) _g="$work/out2/$target/source/rpm/${f##*/}" ;;
+		*/source/*) _g="$work/out2/$target/source/${f##*/}" ;;
+		*) _g="$work/out2/$target/packages/${f##*/}" ;;
+		esac
 		if cmp -s "$f" "$_g"; then
 			echo "# ${f##*/}: identical ($(sha256_of "$f" | cut -c1-16))"
 		else
@@ -185,6 +258,7 @@ test_reproducible()
 			_rc=1
 		fi
 	done
+	sed -n 's/^srcpkg: ccache/# second build: ccache/p' "$art/package-1-out2.log"
 	return "$_rc"
 }
 
@@ -242,7 +316,7 @@ test_deb_upgrade()
 	# The file set outside dpkg's, debconf's and the logs' own state.
 	in_root find / -xdev \( -path /proc -o -path /tmp -o -path /var/lib/dpkg -o \
 		-path /var/cache -o -path /var/log \) -prune -o -print | sort > "$work/files.before"
-	pkg 2 "$work/out3" --no-lint || return "$KSFT_FAIL"
+	pkg 2 "$work/out3" --no-lint --format deb || return "$KSFT_FAIL"
 	cp "$deb" "$hdeb" "$droot/tmp/"
 	in_root dpkg -i "/tmp/${deb##*/}" "/tmp/${hdeb##*/}" > "$art/deb-upgrade.log" 2>&1 ||
 		{ tail -n 20 "$art/deb-upgrade.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
@@ -273,18 +347,58 @@ test_deb_purge()
 	echo "# purged: no file of $rel left"
 }
 
+# root_files ROOT: the file set outside the package managers' own state
+# (dpkg, rpm's database: /root/.rpmdb with Debian's rpm), logs and /tmp.
+root_files()
+{
+	chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		find / -xdev \( -path /proc -o -path /tmp -o -path /var/lib/dpkg -o -path /var/cache \
+		-o -path /var/log -o -path /root/.rpmdb -o -path /var/lib/rpm -o -path /usr/lib/sysimage/rpm \) \
+		-prune -o -print | sort
+}
+
+# The RPMs go into a copy of the Debian root: it has the /bin/sh and the
+# depmod the scriptlets need (rpm --root runs them chrooted there).  It
+# has no systemd: /usr/bin/kernel-install is a stub that records its
+# arguments, so that the kernel-install calls of %post and %preun show.
 test_rpm_install()
 {
 	[ -n "${rpmf:-}" ] || { SKIP_REASON="no packages (build failed)"; return "$KSFT_SKIP"; }
+	_t=$("$RXKIT_TOP/tests/mkrootfs" 2>> "$art/mkrootfs.log") ||
+		{ sed 's/^/# /' "$art/mkrootfs.log"; return "$KSFT_FAIL"; }
 	mkdir -p "$rroot"
+	tar -C "$rroot" -xf "$_t"
+	[ ! -e "$rroot/usr/bin/kernel-install" ] ||
+		{ echo "# the root has a kernel-install of its own; the stub would hide it"; return "$KSFT_FAIL"; }
+	printf '%s\n' '#!/bin/sh' '# Stub of tests/packages.sh: records how the scriptlets call it.' \
+		'echo "$*" >> /var/log/rxkit-kernel-install.log' > "$rroot/usr/bin/kernel-install"
+	chmod 0755 "$rroot/usr/bin/kernel-install"
+	root_files "$rroot" > "$work/rpm-files.before"
 	rpm --root "$rroot" --initdb
-	rpm --root "$rroot" -i --nodeps --noscripts "$rpmf" "$drpm" > "$art/rpm-install.log" 2>&1 ||
+	cp "$rpmf" "$drpm" "$rroot/tmp/"
+	# --nodeps: the root's packages are dpkg's, rpm's database is empty.
+	rpm --root "$rroot" -i --nodeps "/tmp/${rpmf##*/}" "/tmp/${drpm##*/}" > "$art/rpm-install.log" 2>&1 ||
 		{ sed 's/^/# /' "$art/rpm-install.log"; return "$KSFT_FAIL"; }
-	# %post's depmod, from outside the root.
-	depmod -b "$rroot" "$rel" || { echo "# depmod -b failed"; return "$KSFT_FAIL"; }
 	rpm --root "$rroot" -qa | sed 's/^/# installed: /'
-	[ -f "$rroot/boot/vmlinuz-$rel" ] && [ -f "$rroot/lib/modules/$rel/modules.dep" ] ||
-		{ echo "# vmlinuz or modules.dep missing"; return "$KSFT_FAIL"; }
+	_rc=0
+	for f in "boot/vmlinuz-$rel" "lib/modules/$rel/modules.dep" "lib/modules/$rel/modules.dep.bin" \
+		 "usr/src/kernels/$rel/Module.symvers"; do
+		[ -f "$rroot/$f" ] || { echo "# /$f missing after install"; _rc=1; }
+	done
+	if grep -q "^kernel/drivers/vhost/vhost_vsock.ko:" "$rroot/lib/modules/$rel/modules.dep" 2>/dev/null; then
+		echo "# %post ran depmod in the root: modules.dep lists vhost_vsock.ko"
+	else
+		echo "# modules.dep lacks vhost_vsock.ko (%post's depmod)"
+		_rc=1
+	fi
+	_k=$(cat "$rroot/var/log/rxkit-kernel-install.log" 2>/dev/null) || :
+	if [ "$_k" = "add $rel /boot/vmlinuz-$rel" ]; then
+		echo "# %post called: kernel-install $_k"
+	else
+		echo "# kernel-install calls: '$_k', expected 'add $rel /boot/vmlinuz-$rel'"
+		_rc=1
+	fi
+	return "$_rc"
 }
 
 need_rpm_root()
@@ -306,7 +420,7 @@ test_rpm_verify()
 test_rpm_extmod()
 {
 	need_rpm_root || return $?
-	extmod "$rroot" "/usr/src/kernels/$rel"
+	extmod "$rroot" "/usr/src/kernels/$rel" chroot
 }
 
 test_rpm_boot()
@@ -315,21 +429,96 @@ test_rpm_boot()
 	boot "$rroot"
 }
 
+# rpm -e with the scriptlets: %preun's kernel-install remove, and the root
+# is as it was before the install.
 test_rpm_erase()
 {
 	need_rpm_root || return $?
-	rpm --root "$rroot" -e --nodeps --noscripts "$(rpm -qp --qf '%{NAME}' "$drpm")" \
+	rpm --root "$rroot" -e --nodeps "$(rpm -qp --qf '%{NAME}' "$drpm")" \
 		"$(rpm -qp --qf '%{NAME}' "$rpmf")" > "$art/rpm-erase.log" 2>&1 ||
 		{ sed 's/^/# /' "$art/rpm-erase.log"; return "$KSFT_FAIL"; }
-	# Left: rpm's database and the empty parents a distribution's
-	# filesystem package owns (rpm made them in the empty root).
-	# (Debian's rpm keeps the database in ~/.rpmdb, /root/.rpmdb here.)
-	_left=$(cd "$rroot" && find . -mindepth 1 ! -type d 2>/dev/null |
-		grep -v '^\./usr/lib/sysimage/rpm/\|^\./var/lib/rpm/\|^\./root/\.rpmdb/' || true)
-	_dirs=$(cd "$rroot" && find . -mindepth 1 -type d | grep -v '^\./usr/lib/sysimage\|^\./var\|^\./root' |
-		grep -vx '\./boot\|\./lib\|\./lib/modules\|\./usr\|\./usr/lib\|\./usr/src\|\./usr/src/kernels\|\./tmp' || true)
-	[ -z "$_left$_dirs" ] || { echo "# left behind:"; printf '%s\n' $_left $_dirs | head -n 20 | sed 's/^/#   /'; return "$KSFT_FAIL"; }
-	echo "# erased: only rpm's database and empty system folders are left in the root"
+	_rc=0
+	_k=$(tail -n 1 "$rroot/var/log/rxkit-kernel-install.log" 2>/dev/null) || :
+	if [ "$_k" = "remove $rel" ]; then
+		echo "# %preun called: kernel-install $_k"
+	else
+		echo "# last kernel-install call: '$_k', expected 'remove $rel'"
+		_rc=1
+	fi
+	root_files "$rroot" > "$work/rpm-files.after"
+	if ! cmp -s "$work/rpm-files.before" "$work/rpm-files.after"; then
+		echo "# the install and erase changed the file set:"
+		diff "$work/rpm-files.before" "$work/rpm-files.after" | grep '^[<>]' | head -n 20 | sed 's/^/#   /'
+		_rc=1
+	else
+		echo "# erased: the root's file set is as before the install"
+	fi
+	return "$_rc"
+}
+
+# bad_series KIND: series/TARGET with its first patch made to apply only
+# with fuzz (a context line changed) or an offset (its first hunk said to
+# be 50 lines further down); prints the folder.
+bad_series()
+{
+	_d="$work/series-$1"
+	rm -rf "$_d"
+	cp -R "$RXKIT_TOP/series/$target" "$_d"
+	_p="$_d/$(series_patches "$_d" | head -n 1)"
+	case "$1" in
+	fuzz) awk '!done && /^@@ / { h = 1 }
+		h && !done && /^ ./ { print " rxkit: this context line is not in the tree"; done = 1; next }
+		{ print }' "$_p" > "$_p.new" ;;
+	offset) awk '!done && /^@@ -[0-9]+,[0-9]+ \+[0-9]+,[0-9]+ @@/ {
+			split(substr($2, 2), a, ","); split(substr($3, 2), b, ",")
+			sub(/^@@ -[0-9]+,[0-9]+ \+[0-9]+,[0-9]+ @@/, sprintf("@@ -%d,%s +%d,%s @@", a[1] + 50, a[2], b[1] + 50, b[2]))
+			done = 1 }
+		{ print }' "$_p" > "$_p.new" ;;
+	esac
+	! cmp -s "$_p" "$_p.new" || { echo "# could not make a $1 patch of ${_p##*/}" >&2; return 1; }
+	mv "$_p.new" "$_p"
+	printf '%s\n' "$_d"
+}
+
+# refused KIND FORMAT WHAT OPTION...: ci/srcpkg of a series whose first
+# patch needs KIND must fail, name the patch and say WHAT (a regex of the
+# refusal), and leave no source or binary package behind.
+refused()
+{
+	_k=$1 _f=$2 _what=$3
+	shift 3
+	_d=$(bad_series "$_k") || return "$KSFT_FAIL"
+	_o="$work/out-$_k-$_f"
+	_log="$art/refused-$_k-$_f.log"
+	if RXKIT_OUT=$_o "$RXKIT_TOP/ci/srcpkg" --series "$_d" --format "$_f" --no-lint "$@" "$target" \
+		> "$_log" 2>&1; then
+		echo "# ci/srcpkg --format $_f built a series whose first patch needs $_k"
+		return "$KSFT_FAIL"
+	fi
+	_rc=0
+	grep -E "$_what" "$_log" | head -n 3 | sed 's/^/# /'
+	grep -qE "$_what" "$_log" || { echo "# no '$_what' in the failure:"; tail -n 8 "$_log" | sed 's/^/#   /'; _rc=1; }
+	grep -q "$(series_patches "$_d" | head -n 1)" "$_log" ||
+		{ echo "# the failure does not name the patch"; _rc=1; }
+	[ -z "$(ls -A "$_o/$target/source" 2>/dev/null)" ] ||
+		{ echo "# a source package was left behind: $(ls "$_o/$target/source")"; _rc=1; }
+	[ -z "$(ls "$_o/$target/packages/"*.deb "$_o/$target/packages/"*.rpm 2>/dev/null)" ] ||
+		{ echo "# packages were left behind"; _rc=1; }
+	return "$_rc"
+}
+
+# dpkg-source applies debian/patches with -F 0: a fuzzy patch fails the
+# Debian source package.
+test_deb_fuzz_refused()
+{
+	refused fuzz deb 'FAILED|fuzz' --source-only
+}
+
+# The spec's %prep refuses a patch that applies only at an offset (patch
+# itself would take it), before anything is compiled.
+test_rpm_offset_refused()
+{
+	refused offset rpm 'offset'
 }
 
 echo "# $target: $rel; work folder $work; artefacts $art"
