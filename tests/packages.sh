@@ -215,9 +215,14 @@ test_ccache()
 	while read -r _l; do
 		echo "# $_l"
 		set -- $(echo "$_l" | sed 's/^ccache: \([0-9]*\) hits, \([0-9]*\) misses.*/\1 \2/')
-		# Near 100 %: at most 2 % of the cacheable compiles miss.
-		[ "$1" -gt 0 ] && [ $(( $2 * 100 )) -le $(( ($1 + $2) * 2 )) ] || _rc=1
-	done < "$_c"
+		# Near 100 %: at most 3 % of the cacheable compiles miss (the
+		# files that missed are listed in ccache.txt).
+		[ "$1" -gt 0 ] && [ $(( $2 * 100 )) -le $(( ($1 + $2) * 3 )) ] || _rc=1
+	done <<EOF
+$(grep '^ccache: ' "$_c")
+EOF
+	grep '^  missed: ' "$_c" | cut -c1-300 | sed 's/^ */# /'
+
 	return "$_rc"
 }
 
