@@ -380,9 +380,8 @@ test_rpm_install()
 	chmod 0755 "$rroot/usr/bin/kernel-install"
 	root_files "$rroot" > "$work/rpm-files.before"
 	rpm --root "$rroot" --initdb
-	cp "$rpmf" "$drpm" "$rroot/tmp/"
 	# --nodeps: the root's packages are dpkg's, rpm's database is empty.
-	rpm --root "$rroot" -i --nodeps "/tmp/${rpmf##*/}" "/tmp/${drpm##*/}" > "$art/rpm-install.log" 2>&1 ||
+	rpm --root "$rroot" -i --nodeps "$rpmf" "$drpm" > "$art/rpm-install.log" 2>&1 ||
 		{ sed 's/^/# /' "$art/rpm-install.log"; return "$KSFT_FAIL"; }
 	rpm --root "$rroot" -qa | sed 's/^/# installed: /'
 	_rc=0
