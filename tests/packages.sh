@@ -84,10 +84,12 @@ pkg()
 		> "$art/package-$_rev-${_out##*/}.log" 2>&1 ||
 		{ tail -n 20 "$art/package-$_rev-${_out##*/}.log" | sed 's/^/# /'; return 1; }
 	_p="$_out/$target/packages"
-	deb=$(ls "$_p"/linux-image-"$rel"_*-"$_rev"_amd64.deb 2>/dev/null) || :
-	hdeb=$(ls "$_p"/linux-headers-"$rel"_*-"$_rev"_amd64.deb 2>/dev/null) || :
-	rpmf=$(ls "$_p"/kernel-*-"$_rev".x86_64.rpm 2>/dev/null | grep -v -- '-devel-') || :
-	drpm=$(ls "$_p"/kernel-*-devel-*-"$_rev".x86_64.rpm 2>/dev/null) || :
+	# Only the formats built: deb_upgrade's --format deb keeps the .rpms.
+	_x=$(ls "$_p"/linux-image-"$rel"_*-"$_rev"_amd64.deb 2>/dev/null) && deb=$_x
+	_x=$(ls "$_p"/linux-headers-"$rel"_*-"$_rev"_amd64.deb 2>/dev/null) && hdeb=$_x
+	_x=$(ls "$_p"/kernel-*-"$_rev".x86_64.rpm 2>/dev/null | grep -v -- '-devel-') && rpmf=$_x
+	_x=$(ls "$_p"/kernel-*-devel-*-"$_rev".x86_64.rpm 2>/dev/null) && drpm=$_x
+	return 0
 }
 
 in_root() { chroot "$droot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
