@@ -62,6 +62,10 @@ art="$(out_dir "$target")/packages-test"
 rm -rf "$art"
 mkdir -p "$art"
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/rxkit-packages.XXXXXX")
+# Every package build of this run stages in the same folder (the
+# reproducible test compares two of them).
+RXKIT_PKG_TMP=$(pkg_tmp)
+export RXKIT_PKG_TMP
 droot="$work/deb-root"
 rroot="$work/rpm-root"
 cleanup()
@@ -535,7 +539,7 @@ test_rpm_offset_refused()
 	refused offset rpm 'offset'
 }
 
-echo "# $target: $rel; work folder $work; artefacts $art"
+echo "# $target: $rel; work folder $work; package staging $RXKIT_PKG_TMP; artefacts $art"
 deb= hdeb= rpmf= drpm=
 # The tests share the packages and roots: they run in this shell, in order.
 # shellcheck disable=SC2086
