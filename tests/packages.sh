@@ -27,7 +27,7 @@ PROG=packages
 
 readonly ALL_TESTS="build source ccache lintian rpmlint reproducible deb_install deb_extmod \
 deb_boot deb_upgrade deb_purge rpm_install rpm_verify rpm_extmod rpm_boot rpm_erase \
-deb_fuzz_refused rpm_offset_refused"
+deb_fuzz_refused deb_offset_refused rpm_fuzz_refused rpm_offset_refused deb_dbg"
 readonly TESTS="${RXKIT_PACKAGE_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -53,6 +53,7 @@ check_subset RXKIT_PACKAGE_TESTS
 need lintian lintian
 need rpmlint rpmlint
 need chroot coreutils
+need readelf binutils
 need "$QEMU" qemu-system-x86
 
 o="$(src_root "$target")/patched/o-guest"
@@ -532,11 +533,70 @@ test_deb_fuzz_refused()
 	refused fuzz deb 'FAILED|fuzz' --source-only
 }
 
+# dpkg-source takes offsets silently: ci/srcpkg's patch wrapper fails them.
+test_deb_offset_refused()
+{
+	refused offset deb 'applies only with offsets or fuzz' --source-only
+}
+
+# The spec's %prep applies with -F0: a fuzzy hunk fails, before anything
+# is compiled.
+test_rpm_fuzz_refused()
+{
+	refused fuzz rpm 'FAILED|fuzz'
+}
+
 # The spec's %prep refuses a patch that applies only at an offset (patch
 # itself would take it), before anything is compiled.
 test_rpm_offset_refused()
 {
 	refused offset rpm 'offset'
+}
+
+# A configuration with debug info adds linux-image-REL-dbg: vmlinux and the
+# unstripped modules under /usr/lib/debug, while linux-image's modules stay
+# stripped.  The guest configuration with DWARF: no ccache hits, a full
+# compile (make check-full and make packages run it, make check does not).
+test_deb_dbg()
+{
+	[ -n "${deb:-}" ] || { SKIP_REASON="no packages (build failed)"; return "$KSFT_SKIP"; }
+	_c="$work/config-dbg"
+	sed -e 's/^CONFIG_DEBUG_INFO_NONE=y$/# CONFIG_DEBUG_INFO_NONE is not set/' \
+	    -e 's/^# CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT is not set$/CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT=y/' \
+		"$o/.config" > "$_c"
+	grep -qx 'CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT=y' "$_c" ||
+		{ echo "# $o/.config has no DEBUG_INFO choice to switch"; return "$KSFT_FAIL"; }
+	_saved="$deb $hdeb"
+	deb= hdeb=
+	_rc=0
+	pkg 1 "$work/out-dbg" --no-lint --format deb --config "$_c" || _rc=$KSFT_FAIL
+	_img=$deb
+	[ -n "$_img" ] || { echo "# no linux-image-$rel package with debug info"; _rc=$KSFT_FAIL; }
+	# shellcheck disable=SC2086
+	set -- $_saved
+	deb=$1 hdeb=$2
+	[ "$_rc" = 0 ] || return "$_rc"
+	_dbg=$(ls "$work/out-dbg/$target/packages/linux-image-$rel-dbg_"*_amd64.deb 2>/dev/null) ||
+		{ echo "# no linux-image-$rel-dbg package:"; ls "$work/out-dbg/$target/packages" | sed 's/^/#   /'; return "$KSFT_FAIL"; }
+	echo "# ${_dbg##*/}: $(( $(wc -c < "$_dbg") / 1024 )) KiB"
+	rm -rf "$work/dbg" "$work/img"
+	dpkg-deb -x "$_dbg" "$work/dbg"
+	dpkg-deb -x "$_img" "$work/img"
+	_v="$work/dbg/usr/lib/debug/boot/vmlinux-$rel"
+	[ -f "$_v" ] || { echo "# no /usr/lib/debug/boot/vmlinux-$rel"; return "$KSFT_FAIL"; }
+	readelf -S "$_v" | grep -q '\.debug_info' || { echo "# vmlinux-$rel has no .debug_info"; _rc=$KSFT_FAIL; }
+	_n=0
+	for _k in $(cd "$work/img" && find lib/modules -name '*.ko'); do
+		_n=$((_n + 1))
+		[ -f "$work/dbg/usr/lib/debug/$_k" ] || { echo "# no debug copy of $_k"; _rc=$KSFT_FAIL; continue; }
+		readelf -S "$work/dbg/usr/lib/debug/$_k" | grep -q '\.debug_info' ||
+			{ echo "# /usr/lib/debug/$_k has no .debug_info"; _rc=$KSFT_FAIL; }
+		! readelf -S "$work/img/$_k" | grep -q '\.debug_info' ||
+			{ echo "# linux-image's $_k is not stripped"; _rc=$KSFT_FAIL; }
+	done
+	[ "$_n" -gt 0 ] || { echo "# linux-image has no modules to compare"; _rc=$KSFT_FAIL; }
+	echo "# vmlinux with .debug_info, $_n modules: unstripped in -dbg, stripped in linux-image"
+	return "$_rc"
 }
 
 echo "# $target: $rel; work folder $work; package staging $RXKIT_PKG_TMP; artefacts $art"
