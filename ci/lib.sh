@@ -134,7 +134,7 @@ kbuild_env()
 # %prep) and compiles twice; on tmpfs an unpack takes 10 s against 40 s on
 # this machine's ext4 (measured: dpkg-source -x 10 s / 43 s, -b 17 s /
 # 76 s).  auto: /dev/shm when it is a tmpfs with 10 GiB free and 12 GiB of
-# memory are available (a run holds about 6 GiB at its peak), else
+# memory are available (tests/packages.sh 7.3 held 4.2 GB at its peak), else
 # RXKIT_CACHE/pkg-tmp.  The folder name ends up in the headers packages'
 # host tools: callers that compare two builds pin it (tests/packages.sh).
 pkg_tmp()

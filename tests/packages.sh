@@ -251,10 +251,8 @@ test_reproducible()
 {
 	[ -n "${deb:-}" ] || { SKIP_REASON="no packages (build failed)"; return "$KSFT_SKIP"; }
 	_first="$deb $hdeb $rpmf $drpm"
-	pkg 1 "$work/out2" --no-lint || return "$KSFT_FAIL"
-	# shellcheck disable=SC2086
-	set -- $_first
-	deb=$1 hdeb=$2 rpmf=$3 drpm=$4
+	# A subshell: the run's own packages stay in deb, hdeb, rpmf, drpm.
+	(pkg 1 "$work/out2" --no-lint) || return "$KSFT_FAIL"
 	_rc=0
 	_s="$RXKIT_OUT/$target/source"
 	for f in $_first "$_s/linux-rxkit_$rel-1.dsc" "$_s/linux-rxkit_$rel-1.debian.tar.xz" "$(ls "$_s"/rpm/*.spec)"; do
@@ -566,18 +564,13 @@ test_deb_dbg()
 		"$o/.config" > "$_c"
 	grep -qx 'CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT=y' "$_c" ||
 		{ echo "# $o/.config has no DEBUG_INFO choice to switch"; return "$KSFT_FAIL"; }
-	_saved="$deb $hdeb"
-	deb= hdeb=
+	# A subshell: the run's own packages stay in deb and hdeb.
+	(pkg 1 "$work/out-dbg" --no-lint --format deb --config "$_c") || return "$KSFT_FAIL"
+	_p="$work/out-dbg/$target/packages"
+	_img=$(ls "$_p/linux-image-${rel}_"*-1_amd64.deb 2>/dev/null) &&
+	_dbg=$(ls "$_p/linux-image-$rel-dbg_"*_amd64.deb 2>/dev/null) ||
+		{ echo "# no linux-image-$rel and -dbg packages:"; ls "$_p" | sed 's/^/#   /'; return "$KSFT_FAIL"; }
 	_rc=0
-	pkg 1 "$work/out-dbg" --no-lint --format deb --config "$_c" || _rc=$KSFT_FAIL
-	_img=$deb
-	[ -n "$_img" ] || { echo "# no linux-image-$rel package with debug info"; _rc=$KSFT_FAIL; }
-	# shellcheck disable=SC2086
-	set -- $_saved
-	deb=$1 hdeb=$2
-	[ "$_rc" = 0 ] || return "$_rc"
-	_dbg=$(ls "$work/out-dbg/$target/packages/linux-image-$rel-dbg_"*_amd64.deb 2>/dev/null) ||
-		{ echo "# no linux-image-$rel-dbg package:"; ls "$work/out-dbg/$target/packages" | sed 's/^/#   /'; return "$KSFT_FAIL"; }
 	echo "# ${_dbg##*/}: $(( $(wc -c < "$_dbg") / 1024 )) KiB"
 	rm -rf "$work/dbg" "$work/img"
 	dpkg-deb -x "$_dbg" "$work/dbg"
