@@ -9,8 +9,8 @@ PROG=errors
 . "$RXKIT_TOP/tests/lib.sh"
 
 readonly TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
-archive_drift patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet qemu_no_init dmesg_scan drift_report \
-series_bad_patch ab_regression vhost_no_l1"
+archive_drift patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet kconfig_changed \
+qemu_no_init dmesg_scan drift_report series_bad_patch ab_regression vhost_no_l1"
 
 usage()
 {
@@ -225,6 +225,27 @@ test_kconfig_unmet()
 		"$RXKIT_TOP/ci/build" --config-only --tree baseline \
 		--flavour "$RXKIT_TOP/tests/fixtures/flavour-bad" "$target" || return "$KSFT_FAIL"
 	rm -rf "$src/o-flavour-bad"
+}
+
+# The package builds' configuration check (ci/kconfig-check --same): a
+# build machine whose olddefconfig changes a symbol of the shipped
+# configuration stops the build; a different rustc (a probe the build does
+# not use while CONFIG_RUST is off) does not.
+test_kconfig_changed()
+{
+	_c="$(src_root "$target")/patched/o-guest/.config"
+	[ -f "$_c" ] || { SKIP_REASON="no configured $target kernel (ci/build $target)"; return "$KSFT_SKIP"; }
+	sed -e 's/^CONFIG_VSOCKETS=y$/# CONFIG_VSOCKETS is not set/' \
+	    -e 's/^CONFIG_RUSTC_VERSION=.*/CONFIG_RUSTC_VERSION=1/' "$_c" > "$work/config-changed"
+	expect_fail "$work/kconfig-changed" "CONFIG_VSOCKETS: shipped y, olddefconfig here n" \
+		sh "$RXKIT_TOP/ci/kconfig-check" --same "$_c" "$work/config-changed" || return "$KSFT_FAIL"
+	grep -q '^  CONFIG_RUSTC_VERSION:' "$work/kconfig-changed" &&
+		{ echo "# the rustc probe was counted as a difference"; return "$KSFT_FAIL"; }
+	sed 's/^CONFIG_RUSTC_VERSION=.*/CONFIG_RUSTC_VERSION=1/' "$_c" > "$work/config-rustc"
+	sh "$RXKIT_TOP/ci/kconfig-check" --same "$_c" "$work/config-rustc" 2> "$work/kconfig-rustc" ||
+		{ echo "# another rustc failed the check:"; sed 's/^/#   /' "$work/kconfig-rustc"; return "$KSFT_FAIL"; }
+	grep -q '^kconfig-check: note: CONFIG_RUSTC_VERSION' "$work/kconfig-rustc" ||
+		{ echo "# no note of the rustc probe"; return "$KSFT_FAIL"; }
 }
 
 test_qemu_no_init()

@@ -178,19 +178,21 @@ qemu_accel_args()
 	esac
 }
 
-# guest_run [-b BOOT_SECS] [-j JOB_SECS] DIR KERNEL INITRD JOB ACCEL [QEMU ARGS...]
-# Boots the guest, runs JOB, collects DIR/serial.log (console) and
+# guest_run [-b BOOT_SECS] [-j JOB_SECS] [-a APPEND] DIR KERNEL INITRD JOB ACCEL
+#           [QEMU ARGS...]
+# Boots the guest (APPEND: more kernel parameters), runs JOB, collects DIR/serial.log (console) and
 # DIR/results.log (protocol).  Returns 0 when the guest finished, 2 when it
 # never reached /init within BOOT_SECS (default BOOT_TIMEOUT), 3 when the
 # job overran JOB_SECS (default JOB_TIMEOUT).  The guest is always gone when
 # this returns.
 guest_run()
 {
-	_bto=$BOOT_TIMEOUT _jto=$JOB_TIMEOUT
+	_bto=$BOOT_TIMEOUT _jto=$JOB_TIMEOUT _app=
 	while :; do
 		case "$1" in
 		-b) _bto=$2; shift 2 ;;
 		-j) _jto=$2; shift 2 ;;
+		-a) _app=" $2"; shift 2 ;;
 		*) break ;;
 		esac
 	done
@@ -203,7 +205,7 @@ guest_run()
 	$QEMU -nodefaults -display none -no-reboot -monitor none \
 		-machine q35 $(qemu_accel_args "$_accel") -smp 2 -m 1024 \
 		-kernel "$_kernel" -initrd "$_initrd" \
-		-append "console=ttyS0 panic=-1 rxkit.job=$_job" \
+		-append "console=ttyS0 panic=-1 rxkit.job=$_job$_app" \
 		-serial "file:$_dir/serial.log" -serial "file:$_dir/results.log" \
 		"$@" > "$_dir/qemu.log" 2>&1 &
 	_pid=$!

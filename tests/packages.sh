@@ -11,8 +11,8 @@
 # DEB: a minimal Debian root (tests/mkrootfs: debootstrap) gets
 # linux-image-REL and linux-headers-REL with dpkg in a chroot, so their
 # maintainer scripts and the /etc/kernel hooks run there (depmod,
-# initramfs-tools, linux-update-symlinks); the installed kernel boots in
-# QEMU; a module builds against the installed headers; a rebuilt package
+# initramfs-tools, linux-update-symlinks); the root boots in QEMU with the
+# installed kernel and initrd; a module builds against the installed headers; a rebuilt package
 # with a higher revision upgrades it; purge leaves nothing behind.
 # RPM: rpm --root into another copy of that root, with the scriptlets
 # (they run in the root's /bin/sh: %post's depmod, and kernel-install,
@@ -20,6 +20,8 @@
 # builds against -devel inside the root, rpm -e runs %preun and leaves
 # nothing behind.  Both: lintian / rpmlint clean (overrides and filters
 # carry their reasons), and two package builds are identical.
+# deb_dbg: the -dbg package of a configuration with debug info, linted.
+# deb_clean_build: Build-Depends complete (a buildd-like clean root).
 set -eu
 PROG=packages
 . "$(dirname "$0")/../ci/lib.sh"
@@ -27,7 +29,8 @@ PROG=packages
 
 readonly ALL_TESTS="build source ccache lintian rpmlint reproducible deb_install deb_extmod \
 deb_boot deb_upgrade deb_purge rpm_install rpm_verify rpm_extmod rpm_boot rpm_erase \
-deb_fuzz_refused deb_offset_refused rpm_fuzz_refused rpm_offset_refused deb_dbg"
+deb_fuzz_refused deb_offset_refused rpm_fuzz_refused rpm_offset_refused deb_dbg \
+deb_clean_build"
 readonly TESTS="${RXKIT_PACKAGE_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -54,6 +57,7 @@ need lintian lintian
 need rpmlint rpmlint
 need chroot coreutils
 need readelf binutils
+need cpio cpio
 need "$QEMU" qemu-system-x86
 
 o="$(src_root "$target")/patched/o-guest"
@@ -69,9 +73,10 @@ RXKIT_PKG_TMP=$(pkg_tmp)
 export RXKIT_PKG_TMP
 droot="$work/deb-root"
 rroot="$work/rpm-root"
+broot="$work/buildd-root"
 cleanup()
 {
-	for m in "$droot/proc" "$droot/sys" "$droot/dev" "$rroot/proc"; do
+	for m in "$droot/proc" "$droot/sys" "$droot/dev" "$rroot/proc" "$broot/proc"; do
 		! mountpoint -q "$m" 2>/dev/null || umount -l "$m"
 	done
 	rm -rf "$work"
@@ -98,6 +103,7 @@ pkg()
 }
 
 in_root() { chroot "$droot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+in_broot() { chroot "$broot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"; }
 
 # extmod ROOT TREE [CHROOT]: build a one-file module against ROOT/TREE (the
 # installed headers; the build link of /lib/modules/REL must lead there),
@@ -140,7 +146,8 @@ EOF
 	esac
 }
 
-# boot ROOT: the installed /boot/vmlinuz-REL with the kit's test initramfs;
+# boot ROOT: the installed /boot/vmlinuz-REL with the kit's test initramfs
+# (rpm_boot: the issue asks for that there);
 # uname -r must be REL and vsock_diag_test must pass over loopback.
 boot()
 {
@@ -313,10 +320,69 @@ test_deb_extmod()
 	extmod "$droot" "/usr/src/linux-headers-$rel" chroot
 }
 
+# root_job DIR JOB: boot the Debian root (see test_deb_boot) for JOB.
+root_job()
+{
+	_rc=0
+	guest_run -a "root=rxroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L ro init=/opt/rxkit-test/init" \
+		"$1" "$droot/boot/vmlinuz-$rel" "$droot/boot/initrd.img-$rel" "$2" "$_a" \
+		-virtfs "local,path=$droot,mount_tag=rxroot,security_model=none,readonly=on" || _rc=$?
+	guest_verdict "$2" "$1" "$_rc" "$JOB_TIMEOUT"
+}
+
+# The Debian root boots as a user's guest would: QEMU shares it read-only
+# over virtio-9p; the installed vmlinuz-REL and the initrd.img-REL that
+# the postinst hook made (initramfs-tools) mount it as / and start its
+# init=.  The root has no init system (debootstrap minbase), so init= is a
+# script in the root that reports the root it runs on and chroots into a
+# copy of the kit's test initramfs, there in the root, for the job:
+# vsock_diag_test and vsock_test over loopback.
 test_deb_boot()
 {
 	need_deb_root || return $?
-	boot "$droot"
+	_b="$art/boot-deb-root"
+	_g="$droot/opt/rxkit-test"
+	_i=$(ensure_initramfs "$(src_root "$target")/patched" "$o") || return 1
+	rm -rf "$_g"
+	mkdir -p "$_g/guest"
+	gzip -dc "$_i" | (cd "$_g/guest" && cpio -id --quiet) || return 1
+	# The root is read-only to the guest: the applet links now.
+	chroot "$_g/guest" /bin/busybox --install -s /bin || return 1
+	skip_files "$_b" "$target" guest vsock_test_loopback vsock_diag_test_loopback
+	cp "$_b"/tools/rxkit/skip/* "$_g/guest/rxkit/skip/"
+	cat > "$_g/init" <<'INIT'
+#!/bin/sh
+# init= of tests/packages.sh's deb_boot (vsock-rxkit): the installed initrd
+# mounted this root; say which, then run the kit's test job (its /dev:
+# the devtmpfs initramfs-tools moved here; the root is read-only).
+echo "rxkit-root: $(grep ' / ' /proc/mounts)"
+mount --bind /dev /opt/rxkit-test/guest/dev
+exec /usr/sbin/chroot /opt/rxkit-test/guest /init
+INIT
+	chmod 755 "$_g/init"
+	_a=$(pick_accel "$droot/boot/vmlinuz-$rel" "$_i" "$art/accel-probe")
+	_rc=0
+	root_job "$_b/probe" probe || return 1
+	_s=$(tr -d '\r' < "$_b/probe/serial.log")
+	_u=$(sed -n 's/^RXKIT: init //p' "$_b/probe/results.log" | tr -d '\r')
+	_m=$(printf '%s\n' "$_s" | sed -n 's/^rxkit-root: //p')
+	echo "# booted: uname -r $_u ($_a), root: $_m"
+	[ "$_u" = "$rel" ] || { echo "# uname -r is not $rel"; _rc=1; }
+	case "$_m" in
+	"rxroot / 9p "*) ;;
+	*) echo "# / is not the root's 9p share"; _rc=1 ;;
+	esac
+	# initramfs-tools' /init mounted it, not the kernel.
+	printf '%s\n' "$_s" | grep -q "Begin: Mounting root file system" ||
+		{ echo "# the installed initrd's init did not run (no 'Begin: Mounting root file system')"; _rc=1; }
+	for _j in vsock_diag_test_loopback vsock_test_loopback; do
+		_jrc=0
+		root_job "$_b/$_j" "$_j" || _jrc=$?
+		sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$_b/$_j/results.log" > "$_b/$_j/job.log"
+		vsock_cases "$_j" "$_b/$_j/job.log" "$_g/guest/rxkit/skip/$_j" "$_jrc" || _rc=1
+	done
+	rm -rf "$_g"
+	return "$_rc"
 }
 
 # A rebuilt package with a higher revision replaces the installed one.
@@ -565,7 +631,7 @@ test_deb_dbg()
 	grep -qx 'CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT=y' "$_c" ||
 		{ echo "# $o/.config has no DEBUG_INFO choice to switch"; return "$KSFT_FAIL"; }
 	# A subshell: the run's own packages stay in deb and hdeb.
-	(pkg 1 "$work/out-dbg" --no-lint --format deb --config "$_c") || return "$KSFT_FAIL"
+	(pkg 1 "$work/out-dbg" --format deb --config "$_c") || return "$KSFT_FAIL"
 	_p="$work/out-dbg/$target/packages"
 	_img=$(ls "$_p/linux-image-${rel}_"*-1_amd64.deb 2>/dev/null) &&
 	_dbg=$(ls "$_p/linux-image-$rel-dbg_"*_amd64.deb 2>/dev/null) ||
@@ -589,6 +655,62 @@ test_deb_dbg()
 	done
 	[ "$_n" -gt 0 ] || { echo "# linux-image has no modules to compare"; _rc=$KSFT_FAIL; }
 	echo "# vmlinux with .debug_info, $_n modules: unstripped in -dbg, stripped in linux-image"
+	# lintian --pedantic of the three .debs (ci/srcpkg's lint).
+	_l=$(tail -n 1 "$_p/lintian.txt" 2>/dev/null)
+	echo "# lintian of linux-image, -dbg and linux-headers: $_l ($(grep -c "^[EWIPX]: linux-image-$rel-dbg" "$_p/lintian.txt" || true) tags on -dbg; $_p/lintian.txt)"
+	[ "$_l" = "exit 0" ] || { grep '^[EW]: ' "$_p/lintian.txt" | head -n 10 | sed 's/^/#   /'; _rc=$KSFT_FAIL; }
+	return "$_rc"
+}
+
+# Build-Depends complete: the source package builds as on a buildd, in a
+# clean Debian root (tests/mkrootfs --buildd: build-essential only) that
+# gets what apt-get build-dep reads from the .dsc and nothing else, as an
+# unprivileged user (Rules-Requires-Root: no), with plain gcc (no ccache:
+# a full compile).  Its .debs must hold the same files as the kit's.
+test_deb_clean_build()
+{
+	[ -n "${deb:-}" ] || { SKIP_REASON="no packages (build failed)"; return "$KSFT_SKIP"; }
+	_dsc=$(ls "$(out_dir "$target")"/source/*.dsc 2>/dev/null | head -n 1)
+	[ -n "$_dsc" ] || { echo "# no source package in $(out_dir "$target")/source"; return "$KSFT_FAIL"; }
+	_t=$("$RXKIT_TOP/tests/mkrootfs" --buildd 2> "$art/mkrootfs-buildd.log") ||
+		{ sed 's/^/# /' "$art/mkrootfs-buildd.log"; return "$KSFT_FAIL"; }
+	mkdir -p "$broot/build"
+	tar -C "$broot" -xf "$_t"
+	mount -t proc proc "$broot/proc"
+	cp /etc/resolv.conf "$broot/etc/resolv.conf"
+	# The .dsc and the files its Files: field names.
+	for _f in "${_dsc##*/}" $(awk '/^Files:/ { f = 1; next } /^[^ ]/ { f = 0 } f { print $3 }' "$_dsc"); do
+		cp "${_dsc%/*}/$_f" "$broot/build/" || return "$KSFT_FAIL"
+	done
+	_log="$art/clean-build.log"
+	{
+		in_broot apt-get update &&
+		in_broot apt-get build-dep -y --no-install-recommends "/build/${_dsc##*/}" &&
+		in_broot useradd -m rxbuild && in_broot chown -R rxbuild: /build
+	} > "$_log" 2>&1 || { tail -n 20 "$_log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
+	echo "# build-dep: $(grep -c '^Setting up ' "$_log") packages installed over build-essential"
+	_s=$(date +%s)
+	chroot --userspec=rxbuild:rxbuild "$broot" /usr/bin/env -i HOME=/home/rxbuild \
+		PATH=/usr/bin:/bin DEB_BUILD_OPTIONS="parallel=$(nproc)" sh -c \
+		"cd /build && dpkg-source -x ${_dsc##*/} src && cd src && dpkg-buildpackage -b -uc -us" \
+		>> "$_log" 2>&1 || { tail -n 20 "$_log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
+	echo "# dpkg-buildpackage -b as rxbuild in the clean root: $(( $(date +%s) - _s )) s (log: $_log)"
+	_rc=0
+	for _k in "$deb" "$hdeb"; do
+		_b="$broot/build/${_k##*/}"
+		[ -f "$_b" ] || { echo "# the clean build made no ${_k##*/}"; _rc=$KSFT_FAIL; continue; }
+		dpkg-deb -c "$_k" | awk '{ print $1, $6 }' | sort > "$work/files.kit"
+		dpkg-deb -c "$_b" | awk '{ print $1, $6 }' | sort > "$work/files.clean"
+		if cmp -s "$work/files.kit" "$work/files.clean"; then
+			echo "# ${_k##*/}: $(wc -l < "$work/files.kit") files, the same as the kit's build"
+		else
+			echo "# ${_k##*/} differs from the kit's build (mode and path):"
+			diff "$work/files.kit" "$work/files.clean" | head -n 10 | sed 's/^/#   /'
+			_rc=$KSFT_FAIL
+		fi
+	done
+	umount "$broot/proc"
+	rm -rf "$broot"
 	return "$_rc"
 }
 
