@@ -26,6 +26,7 @@ run: deps
 	tests/vsock_loopback.sh --tree patched $(TARGET)
 	tests/vsock_loopback.sh --tree baseline $(TARGET)
 	tests/vsock_virtio.sh --tree patched $(TARGET)
+	tests/vsock_virtio.sh --tree baseline $(TARGET)
 	ci/package $(TARGET)
 	ci/summary $(TARGET)
 

@@ -10,7 +10,7 @@ PROG=errors
 
 readonly TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
 archive_drift patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet kconfig_changed \
-qemu_no_init dmesg_scan drift_report series_bad_patch ab_regression vhost_no_l1"
+qemu_no_init dmesg_scan drift_report series_bad_patch ab_regression vhost_no_l1 summary_stale"
 
 usage()
 {
@@ -407,6 +407,27 @@ test_vhost_no_l1()
 	n=$(grep -c '^ok [0-9]* .* # SKIP nested backend: no L1 kernel .*run: ci/build --tree no-such-tree 7.3$' "$work/vh.ktap" || true)
 	[ "$n" = 8 ] && ! grep -q '^ok [0-9]* [^#]*$' "$work/vh.ktap" ||
 		{ echo "# $n of 8 tests skipped with the reason, or one passed"; return "$KSFT_FAIL"; }
+}
+
+# ci/summary reports results older than the kernel they claim as stale and
+# fails, instead of passing them on.
+test_summary_stale()
+{
+	_b="$(src_root "$target")/patched/o-guest/arch/x86/boot/bzImage"
+	[ -f "$_b" ] || { SKIP_REASON="no built $target kernel (ci/build $target)"; return "$KSFT_SKIP"; }
+	_o="$work/summary-out"
+	mkdir -p "$_o/$target/patched/loopback"
+	printf '%s\n' 'TAP version 13' '1..1' 'ok 1 boot_release' \
+		'# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0' > "$_o/$target/patched/loopback/results.ktap"
+	echo tcg > "$_o/$target/patched/loopback/accel"
+	touch -r "$_b" -d '-1 hour' "$_o/$target/patched/loopback/results.ktap"
+	if RXKIT_OUT="$_o" "$RXKIT_TOP/ci/summary" "$target" > "$work/summary.out" 2>&1; then
+		echo "# ci/summary passed stale results"
+		return "$KSFT_FAIL"
+	fi
+	grep -q '^  loopback: stale: results older than the patched kernel' "$work/summary.out" ||
+		{ echo "# no stale mark:"; sed 's/^/#   /' "$work/summary.out"; return "$KSFT_FAIL"; }
+	sed -n '/loopback: stale/s/^/#   /p' "$work/summary.out"
 }
 
 run_tests $TESTS

@@ -26,8 +26,56 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-static.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 up="$RXKIT_TOP/patches/upstream"
 
+# case_names PROG.c: the test_cases[] names of a kernel vsock test program,
+# "ID NAME" (ids from 0, as --list prints them).
+case_names()
+{
+	awk '/test_cases\[\] = \{/ { f = 1; next } f && /^};/ { f = 0 }
+		f && /\.name = "/ { s = $0; sub(/.*\.name = "/, "", s); sub(/",?[ \t]*$/, "", s)
+			print n++ " " s }' "$1"
+}
+
+# skip_names FILE: each entry's id and the case name its reason quotes must
+# be that case in the tree of every target the file applies to (its own,
+# or all), where the tree is prepared.
+skip_names()
+{
+	_sb=${1##*/}
+	_prog=$(echo "${_sb%%.*}" | sed 's/_\(loopback\|vm_client\|vm_server\)$//')
+	_ts=$(echo "$_sb" | cut -s -d. -f2-3 | sed 's/\.[a-z]*$//')
+	[ -n "$_ts" ] || _ts=$(known_targets)
+	_sr=0
+	for _t in $_ts; do
+		_c="$(src_root "$_t")/patched/tools/testing/vsock/$_prog.c"
+		if [ ! -f "$_c" ]; then
+			echo "# $_sb: names not checked against $_t: no tree (ci/prepare $_t)"
+			continue
+		fi
+		case_names "$_c" > "$work/names"
+		grep -v '^#' "$1" | grep '[^ ]' | while read -r _id _rest; do
+			_q=$(printf '%s\n' "$_rest" | sed -n 's/^"\([^"]*\)".*/\1/p')
+			_n=$(sed -n "s/^$_id //p" "$work/names")
+			if [ -z "$_q" ]; then
+				echo "# $_sb: entry $_id does not quote its case name (\"$_n\" in $_t)"
+				echo bad
+			elif [ "$_q" != "$_n" ]; then
+				echo "# $_sb: entry $_id quotes \"$_q\", but id $_id of $_prog in $_t is \"${_n:-no such case}\""
+				echo bad
+			fi
+		done > "$work/names.out"
+		grep -v '^bad$' "$work/names.out" || true
+		if grep -qx bad "$work/names.out"; then
+			_sr=1
+		else
+			echo "# $_sb: ids and names match $_prog.c of $_t ($(wc -l < "$work/names") cases)"
+		fi
+	done
+	return "$_sr"
+}
+
 # Every skip-list entry (tests/guest/skip/JOB[.TARGET]) is a test id and a
-# reason, and names a job the kit has.
+# reason that starts with the case's quoted name, names a job the kit has,
+# and the id is that case in the target's tree.
 test_skip_lists()
 {
 	_bad=0
@@ -45,6 +93,7 @@ test_skip_lists()
 			_bad=1
 		fi
 		echo "# $b: $(grep -v '^#' "$f" | grep -c '[^ ]') entries"
+		skip_names "$f" || _bad=1
 	done
 	return "$_bad"
 }
