@@ -204,12 +204,28 @@ quilt_patches()
 # include/generated/autoconf.h of the baseline and the patched tree stay
 # identical, and the second tree compiles from ccache's direct-mode hits.
 # The package builds (ci/srcpkg) mark their release the same way.
+# The patched mark says which posting: -vsockrx2 for v2 of the series.
 release_mark()
 {
 	case "$1" in
-	patched) echo "-vsockrx" ;;
+	patched) echo "-vsockrx$(series_version)" ;;
 	*) echo "-rxbase" ;;
 	esac
+}
+
+# series_version: the version of the posting in patches/upstream/ (the N
+# of "[PATCH net-next vN 1/5]"; 1 when the subject carries none).
+series_version()
+{
+	_sv=$(sed -n 's/^Subject: \[PATCH[^]]* v\([0-9][0-9]*\) [0-9]*\/[0-9]*\].*/\1/p' \
+		"$RXKIT_TOP"/patches/upstream/0001-*.patch | head -n 1)
+	printf '%s\n' "${_sv:-1}"
+}
+
+# kit_version: the newest version CHANGELOG records.
+kit_version()
+{
+	sed -n 's/^\([0-9][0-9.]*\) (.*/\1/p' "$RXKIT_TOP/CHANGELOG" | head -n 1
 }
 
 # flavour_file NAME|PATH: the fragment list of a kconfig flavour.

@@ -439,8 +439,7 @@ guest_test_setup()
 	: "${target:=$RXKIT_TARGET}"
 	load_base "$target"
 	case "$tree" in
-	patched) suffix=-vsockrx ;;
-	baseline) suffix=-rxbase ;;
+	patched|baseline) suffix=$(release_mark "$tree") ;;
 	*) die "--tree must be patched or baseline" ;;
 	esac
 	need "$QEMU" qemu-system-x86

@@ -362,7 +362,7 @@ INIT
 	chmod 755 "$_g/init"
 	_a=$(pick_accel "$droot/boot/vmlinuz-$rel" "$_i" "$art/accel-probe")
 	_rc=0
-	root_job "$_b/probe" probe || return 1
+	root_job "$_b/probe" probe || { rm -rf "$_g"; return 1; }
 	_s=$(tr -d '\r' < "$_b/probe/serial.log")
 	_u=$(sed -n 's/^RXKIT: init //p' "$_b/probe/results.log" | tr -d '\r')
 	_m=$(printf '%s\n' "$_s" | sed -n 's/^rxkit-root: //p')
