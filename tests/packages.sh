@@ -462,6 +462,20 @@ test_rpm_install()
 		 "usr/src/kernels/$rel/Module.symvers"; do
 		[ -f "$rroot/$f" ] || { echo "# /$f missing after install"; _rc=1; }
 	done
+	# As upstream's kernel.spec: the package holds the image in the modules
+	# folder and owns the /boot files as %ghost; %post copies them there.
+	for f in vmlinuz System.map config; do
+		if cmp -s "$rroot/lib/modules/$rel/$f" "$rroot/boot/$f-$rel"; then
+			echo "# %post copied /lib/modules/$rel/$f to /boot/$f-$rel"
+		else
+			echo "# /boot/$f-$rel is not /lib/modules/$rel/$f"
+			_rc=1
+		fi
+	done
+	rpm --root "$rroot" -q --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$(rpm -qp --qf '%{NAME}' "$rpmf")" |
+		grep -c "^[a-z]*g[a-z]* /boot/" > "$work/ghosts" || :
+	[ "$(cat "$work/ghosts")" = 3 ] ||
+		{ echo "# the package owns $(cat "$work/ghosts") /boot files as %ghost, not 3"; _rc=1; }
 	if grep -q "^kernel/drivers/vhost/vhost_vsock.ko:" "$rroot/lib/modules/$rel/modules.dep" 2>/dev/null; then
 		echo "# %post ran depmod in the root: modules.dep lists vhost_vsock.ko"
 	else
@@ -469,10 +483,10 @@ test_rpm_install()
 		_rc=1
 	fi
 	_k=$(cat "$rroot/var/log/rxkit-kernel-install.log" 2>/dev/null) || :
-	if [ "$_k" = "add $rel /boot/vmlinuz-$rel" ]; then
+	if [ "$_k" = "add $rel /lib/modules/$rel/vmlinuz" ]; then
 		echo "# %post called: kernel-install $_k"
 	else
-		echo "# kernel-install calls: '$_k', expected 'add $rel /boot/vmlinuz-$rel'"
+		echo "# kernel-install calls: '$_k', expected 'add $rel /lib/modules/$rel/vmlinuz'"
 		_rc=1
 	fi
 	return "$_rc"
