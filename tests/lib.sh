@@ -8,6 +8,12 @@ readonly KSFT_SKIP=4
 readonly QEMU=qemu-system-x86_64
 readonly BOOT_TIMEOUT=${RXKIT_BOOT_TIMEOUT:-60}
 readonly JOB_TIMEOUT=${RXKIT_JOB_TIMEOUT:-600}
+# vCPUs of every guest (-smp); the guest must bring up all of them
+# (guest_verdict): the RX worker and a reader run in parallel only then.
+readonly GUEST_SMP=${RXKIT_SMP:-2}
+case "$GUEST_SMP" in
+''|*[!0-9]*|0) die "RXKIT_SMP must be a number of vCPUs" ;;
+esac
 # Kernel log lines that fail a guest run (vmtest.sh checks Oops and vsock
 # warnings; we also refuse WARN, BUG, lockdep and KASAN reports).
 # Lockdep's own boot lines ("RCU lockdep checking is enabled") are not
@@ -201,9 +207,10 @@ guest_run()
 	mkdir -p "$_dir"
 	: > "$_dir/serial.log"
 	: > "$_dir/results.log"
+	echo "$GUEST_SMP" > "$_dir/smp"
 	# shellcheck disable=SC2046
 	$QEMU -nodefaults -display none -no-reboot -monitor none \
-		-machine q35 $(qemu_accel_args "$_accel") -smp 2 -m 1024 \
+		-machine q35 $(qemu_accel_args "$_accel") -smp "$GUEST_SMP" -m 1024 \
 		-kernel "$_kernel" -initrd "$_initrd" \
 		-append "console=ttyS0 panic=-1 rxkit.job=$_job$_app" \
 		-serial "file:$_dir/serial.log" -serial "file:$_dir/results.log" \
@@ -453,6 +460,17 @@ guest_test_setup()
 	release=$(cat "$o/include/config/kernel.release")
 }
 
+# guest_cpus NAME DIR N: the guest of DIR counted N processors in
+# /proc/cpuinfo (its init's "RXKIT: cpus" line), or say what it had.
+guest_cpus()
+{
+	_gc=$(sed -n 's/^RXKIT: cpus \([0-9]*\).*/\1/p' "$2/results.log" | tail -n 1)
+	[ "$_gc" = "$3" ] && return 0
+	echo "# $1: the guest brought up ${_gc:-an unknown number of} of $3 vCPUs (-smp $3); serial log: $2/serial.log"
+	tr -d '\r' < "$2/serial.log" | grep -E 'nr_cpu_ids|smp: Brought up|Processors:' | sed 's/^/#   /'
+	return 1
+}
+
 # guest_verdict NAME DIR RC JOBSECS: the KSFT verdict of one finished
 # guest_run (RC its return code): boot, job time, kernel log and the
 # guest job's exit code, each failure explained in '# ' lines.
@@ -468,6 +486,7 @@ guest_verdict()
 	*) echo "# $1: guest_run returned $3"
 	   return "$KSFT_FAIL" ;;
 	esac
+	guest_cpus "$1" "$2" "$(cat "$2/smp")" || return "$KSFT_FAIL"
 	_gv_bad=$(guest_dmesg_bad "$2")
 	if [ -n "$_gv_bad" ]; then
 		echo "# $1: kernel log reports problems:"
