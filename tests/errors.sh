@@ -8,9 +8,11 @@ PROG=errors
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
+readonly ALL_TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
 archive_drift patch_not_applying patch_with_offset missing_tool no_space kconfig_unmet kconfig_changed \
-qemu_no_init dmesg_scan drift_report series_bad_patch ab_regression vhost_no_l1 summary_stale"
+qemu_no_init dmesg_scan drift_report drift_unverified_tarball drift_one_hunk series_bad_patch \
+ab_regression vhost_no_l1 summary_stale commands_unpackaged cleanroot_scan"
+readonly TESTS="${RXKIT_ERRORS_TESTS:-$ALL_TESTS}"
 
 usage()
 {
@@ -19,12 +21,16 @@ usage: tests/errors.sh [TARGET]
 
 Error-path tests of the ci/ stages (default target for the real-tree tests:
 $RXKIT_TARGET):
-$(for t in $TESTS; do echo "  $t"; done)
+$(for t in $ALL_TESTS; do echo "  $t"; done)
+
+Environment: RXKIT_ERRORS_TESTS="NAME..." (a subset of the tests above; the
+patch_* tests need local_tarball_drift before them).
 USAGE
 }
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
 esac
+check_subset RXKIT_ERRORS_TESTS
 target=${1:-$RXKIT_TARGET}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-errors.XXXXXX")
@@ -191,6 +197,30 @@ test_missing_tool()
 		RXKIT_CACHE="$cache" "$RXKIT_TOP/ci/prepare" 7.3 || return "$KSFT_FAIL"
 }
 
+# The clean-root test's diagnosis of a failed stage: each way a missing
+# command shows in a log (the shell's, make's, env's, need's) is named with
+# the package that provides it here.
+test_cleanroot_scan()
+{
+	cat > "$work/scan.log" <<'LOG'
+  HDRINST usr/include/linux/vm_sockets.h
+/bin/sh: 1: rsync: not found
+make[2]: *** [Makefile:1536: headers_install] Error 127
+tests/mkinitramfs: line 9: cpio: command not found
+make[1]: gzip: No such file or directory
+env: 'qemu-system-x86_64': No such file or directory
+build: error: 'bison' not found; install the Debian package 'bison' (make deps)
+LOG
+	"$RXKIT_TOP/tests/cleanroot.sh" --scan "$work/scan.log" > "$work/scan.out" 2>&1 ||
+		{ sed 's/^/# /' "$work/scan.out"; return "$KSFT_FAIL"; }
+	cat "$work/scan.out"
+	for tp in rsync:rsync cpio:cpio gzip:gzip qemu-system-x86_64:qemu-system-x86 bison:bison; do
+		grep -q "not in the clean root: '${tp%%:*}'; Debian package: ${tp#*:};" "$work/scan.out" ||
+			{ echo "# ${tp%%:*} (package ${tp#*:}) not named"; return "$KSFT_FAIL"; }
+	done
+	[ "$(wc -l < "$work/scan.out")" = 5 ] || { echo "# expected 5 tools"; return "$KSFT_FAIL"; }
+}
+
 test_no_space()
 {
 	if [ "$(id -u)" != 0 ]; then
@@ -328,6 +358,72 @@ test_drift_report()
 		{ echo "# series/7.3 changed"; return "$KSFT_FAIL"; }
 }
 
+# ci/check-drift on a tarball of another sublevel without --sha256: still
+# refused (it cannot be verified), with what to give instead; nothing is
+# fetched.
+test_drift_unverified_tarball()
+{
+	fake_tarball 94 "$work/u.tar.xz"
+	rc=0
+	"$RXKIT_TOP/ci/check-drift" --tarball "$work/u.tar.xz" 7.3 > "$work/unverified.out" \
+		2> "$work/unverified" || rc=$?
+	sed 's/^/#   /' "$work/unverified"
+	[ "$rc" = 2 ] || { echo "# exit $rc, expected 2 (the check cannot run)"; return "$KSFT_FAIL"; }
+	grep -q 'not the pinned tarball of 7.3' "$work/unverified" &&
+	grep -q 'pass --sha256 SUM' "$work/unverified" &&
+	grep -q 'check-drift --newest 7.3' "$work/unverified" ||
+		{ echo "# the message does not say to pass --sha256 or use the archive"; return "$KSFT_FAIL"; }
+	! grep -q 'checking series' "$work/unverified.out" ||
+		{ echo "# an unverified tree was checked"; return "$KSFT_FAIL"; }
+}
+
+# ci/check-drift counts each failed hunk once, and tries every patch: a
+# copy of the kit whose 7.3 is pinned to a small tree, with a series of
+# three patches: two hunks of which one fails, one that applies with an
+# offset (after a forced push: quilt tries it only once the first is
+# refreshed), one to a file the tree does not have.  The pinned tarball
+# needs no --sha256.
+test_drift_one_hunk()
+{
+	kit="$work/hkit"
+	rm -rf "$kit"
+	mkdir -p "$kit/series/7.3" "$work/hunk/a/net" "$work/hunk/b/net"
+	cp -r "$RXKIT_TOP/ci" "$kit/ci"
+	fake_tarball 93 "$work/hunk.tar.xz"
+	tar -C "$work/hunk" -xJf "$work/hunk.tar.xz"
+	printf 'target=7.3\nversion=7.3.93\nkind=deb\nsha256=%s\n' \
+		"$(sha256_of "$work/hunk.tar.xz")" > "$kit/series/7.3/base"
+	printf 'net/file.c\tline 7\ttest: line 7 present\n' > "$kit/series/fixes"
+	printf 'present\ttest: line 7 present\n' > "$kit/series/7.3/fixes"
+	cp "$work/hunk/linux-7.3.93/net/file.c" "$work/hunk/a/net/file.c"
+	sed -e 's/^line 5$/line five/' -e 's/^line 30$/line thirty/' \
+		"$work/hunk/a/net/file.c" > "$work/hunk/b/net/file.c"
+	# The second hunk removes a line the tree does not have.
+	(cd "$work/hunk" && diff -u a/net/file.c b/net/file.c) |
+		sed 's/^-line 30$/-line 30 (elsewhere)/' > "$kit/series/7.3/0001-two-hunks.patch"
+	grep -c '^@@ ' "$kit/series/7.3/0001-two-hunks.patch" | grep -qx 2 ||
+		{ echo "# fixture broken: not two hunks"; return "$KSFT_FAIL"; }
+	# Made against the file less its first three lines: an offset of 3.
+	sed '1,3d' "$work/hunk/linux-7.3.93/net/file.c" > "$work/hunk/a/net/file.c"
+	sed 's/^line 12$/line twelve/' "$work/hunk/a/net/file.c" > "$work/hunk/b/net/file.c"
+	(cd "$work/hunk" && diff -u a/net/file.c b/net/file.c) > "$kit/series/7.3/0002-offset.patch"
+	printf -- '--- a/net/gone.c\n+++ b/net/gone.c\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n' \
+		> "$kit/series/7.3/0003-gone-file.patch"
+	printf '%s\n' 0001-two-hunks.patch 0002-offset.patch 0003-gone-file.patch > "$kit/series/7.3/series"
+	rc=0
+	RXKIT_CACHE="$work/hcache" "$kit/ci/check-drift" --tarball "$work/hunk.tar.xz" 7.3 \
+		> "$work/hunk.out" 2>&1 || rc=$?
+	sed 's/^/#   /' "$work/hunk.out"
+	[ "$rc" = 1 ] || { echo "# exit $rc, expected 1 (drift)"; return "$KSFT_FAIL"; }
+	grep -q '0001-two-hunks.patch  *1 failed, 0 offset, 0 fuzz$' "$work/hunk.out" ||
+		{ echo "# one failed hunk not reported as '1 failed'"; return "$KSFT_FAIL"; }
+	grep -q '0002-offset.patch  *0 failed, 1 offset, 0 fuzz$' "$work/hunk.out" ||
+		{ echo "# the patch after the failed one was not tried"; return "$KSFT_FAIL"; }
+	grep -q '0003-gone-file.patch  *1 failed,' "$work/hunk.out" ||
+		{ echo "# a patch to a missing file not reported as failed"; return "$KSFT_FAIL"; }
+	rm -rf "$kit" "$work/hcache"
+}
+
 # shellcheck disable=SC2086
 # A patch that adds an unused variable on a line with a trailing space:
 # tests/series.sh fails its W=1 compile (built in and module) and its
@@ -430,4 +526,46 @@ test_summary_stale()
 	sed -n '/loopback: stale/s/^/#   /p' "$work/summary.out"
 }
 
+# The commands_packaged test of tests/static.sh fails on a script that runs
+# a command of a package ci/deps does not install, and names the package:
+# a script running rsync, checked against the ci/deps list less rsync
+# (rsync, priority optional, is there for the kernel's headers_install).
+# A name that is no command and a stale ignore entry fail it too.
+test_commands_unpackaged()
+{
+	command -v rsync >/dev/null 2>&1 ||
+		{ SKIP_REASON="rsync not installed (make deps)"; return "$KSFT_SKIP"; }
+	case "$(dpkg-query -W -f='${Priority}' rsync 2>/dev/null)" in
+	required|important) SKIP_REASON="rsync has priority required/important here"; return "$KSFT_SKIP" ;;
+	esac
+	mkdir -p "$work/cmds"
+	printf '#!/bin/sh\nrsync -a "$1/" "$2/"\nrxkit-no-such-tool --version\n' > "$work/cmds/inject.sh"
+	"$RXKIT_TOP/ci/deps" --list | grep -v '^rsync ' > "$work/cmds/deps"
+	{ cat "$RXKIT_TOP/tests/commands.ignore"; echo 'rxkit-gone-tool stale on purpose'; } \
+		> "$work/cmds/ignore"
+	rc=0
+	RXKIT_STATIC_TESTS=commands_packaged RXKIT_COMMANDS_EXTRA="$work/cmds/inject.sh" \
+	RXKIT_DEPS_LIST="$work/cmds/deps" RXKIT_COMMANDS_IGNORE="$work/cmds/ignore" \
+		"$RXKIT_TOP/tests/static.sh" > "$work/cmds.ktap" 2>&1 || rc=$?
+	grep '^not ok\|^ok\|# not ok: \|stale' "$work/cmds.ktap" | sed 's/^/#   /'
+	if grep -q '^ok 1 commands_packaged # SKIP' "$work/cmds.ktap"; then
+		SKIP_REASON=$(sed -n 's/^ok 1 commands_packaged # SKIP //p' "$work/cmds.ktap")
+		return "$KSFT_SKIP"
+	fi
+	[ "$rc" != 0 ] && grep -q '^not ok 1 commands_packaged$' "$work/cmds.ktap" ||
+		{ echo "# the check passed (exit $rc)"; return "$KSFT_FAIL"; }
+	grep -q "^# not ok: rsync: .*(rsync), run by $work/cmds/inject.sh: .*add \"rsync  $work/cmds/inject.sh\" to ci/deps$" "$work/cmds.ktap" ||
+		{ echo "# rsync and its package not named"; return "$KSFT_FAIL"; }
+	grep -q "^# not ok: rxkit-no-such-tool: not a command on this machine (run by $work/cmds/inject.sh)" "$work/cmds.ktap" ||
+		{ echo "# the unknown command not reported"; return "$KSFT_FAIL"; }
+	grep -q "stale entry 'rxkit-gone-tool'" "$work/cmds.ktap" ||
+		{ echo "# the stale ignore entry not reported"; return "$KSFT_FAIL"; }
+	# With ci/deps as it is, rsync is allowed.
+	RXKIT_STATIC_TESTS=commands_packaged RXKIT_COMMANDS_EXTRA="$work/cmds/inject.sh" \
+		"$RXKIT_TOP/tests/static.sh" > "$work/cmds2.ktap" 2>&1 || :
+	grep -q '^# rsync: .*(rsync): in ci/deps$' "$work/cmds2.ktap" ||
+		{ echo "# rsync not accepted through ci/deps:"; grep rsync "$work/cmds2.ktap" | sed 's/^/#   /'; return "$KSFT_FAIL"; }
+}
+
+# shellcheck disable=SC2086
 run_tests $TESTS

@@ -7,7 +7,8 @@ PROG=static
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly TESTS="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record matrix_current skip_lists shell_syntax"
+readonly ALL_TESTS="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record matrix_current skip_lists shell_syntax commands_packaged"
+readonly TESTS="${RXKIT_STATIC_TESTS:-$ALL_TESTS}"
 
 usage()
 {
@@ -15,12 +16,19 @@ usage()
 usage: tests/static.sh [TARGET]
 
 Checks of the repository itself (default target: $RXKIT_TARGET):
-$(for t in $TESTS; do echo "  $t"; done)
+$(for t in $ALL_TESTS; do echo "  $t"; done)
+
+Environment: RXKIT_STATIC_TESTS="NAME..." (a subset of the tests above).
+commands_packaged also reads RXKIT_DEPS_LIST (a file in the format of
+ci/deps --list, instead of it), RXKIT_COMMANDS_IGNORE (instead of
+tests/commands.ignore) and RXKIT_COMMANDS_EXTRA (more scripts to check,
+absolute paths); tests/errors.sh uses them.
 USAGE
 }
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
 esac
+check_subset RXKIT_STATIC_TESTS
 target=${1:-$RXKIT_TARGET}
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-static.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
@@ -267,6 +275,202 @@ test_shell_syntax()
 		echo "# shellcheck not installed: sh -n only"
 	fi
 	return "$rc"
+}
+
+# The shell's reserved words are the awk program's; these are its builtins
+# (dash's, and POSIX's special ones): the language, not commands to install.
+readonly SH_BUILTINS=". : [ alias bg break cd command continue echo eval exec exit export false fc fg getopts hash jobs kill local printf pwd read readonly return set shift test times trap true type ulimit umask unalias unset wait"
+
+# commands_scan: tests/commands.awk over the kit's host-side scripts: the
+# tracked shell scripts (a sh or bash #! line, or *.sh), except the busybox
+# guest's (tests/guest/), tests/fixtures/ and the maintainer scripts
+# debian/*.in, which run on the installing system (their needs are the
+# packages' Depends); the recipes of Makefile and debian/rules; the build
+# sections of the RPM spec; RXKIT_COMMANDS_EXTRA.  Also writes
+# $work/cmd.kit, the names of the kit's own executables.
+commands_scan()
+{
+	(
+		cd "$RXKIT_TOP" || exit 1
+		git ls-files > "$work/cmd.tracked" || exit 1
+		while read -r _f; do
+			[ -f "$_f" ] || continue
+			[ ! -x "$_f" ] || echo "${_f##*/}" >> "$work/cmd.kit"
+			case "$_f" in
+			tests/guest/*|tests/fixtures/*|debian/*.in) continue ;;
+			*.sh) echo "$_f"; continue ;;
+			esac
+			case "$(head -n 1 "$_f")" in
+			'#!'*/sh|'#!'*/bash|'#!'*/sh[\ \	]*|'#!'*/bash[\ \	]*|'#!'*/env\ sh|'#!'*/env\ bash) echo "$_f" ;;
+			esac
+		done < "$work/cmd.tracked" > "$work/cmd.files"
+		# shellcheck disable=SC2046,SC2086
+		awk -f tests/commands.awk type=sh $(cat "$work/cmd.files") \
+			${RXKIT_COMMANDS_EXTRA:-} \
+			type=make Makefile debian/rules type=spec rpm/*.spec.in
+	) > "$work/cmd.raw" || return 1
+	sort -u "$work/cmd.raw" > "$work/cmd.scan"
+}
+
+# twin PATH: the other name of PATH under Debian's merged /usr.
+twin()
+{
+	case "$1" in
+	/usr/bin/*|/usr/sbin/*) printf '%s\n' "${1#/usr}" ;;
+	/bin/*|/sbin/*) printf '/usr%s\n' "$1" ;;
+	esac
+}
+
+# Every command the kit's scripts run (tests/commands.awk finds them: the
+# list is derived, not kept) comes from a package that a clean Debian has
+# (priority required or important), that ci/deps installs, or that a
+# package of ci/deps directly depends on; every "need TOOL PACKAGE" names
+# the package TOOL is in, or one that directly depends on it.  A name that is no command here is a missing
+# tool, or a word the awk program took for a command: tests/commands.ignore
+# lists the deliberate ones with a reason, and an entry the scan no longer
+# finds fails too.
+test_commands_packaged()
+{
+	command -v git >/dev/null 2>&1 && [ -e "$RXKIT_TOP/.git" ] ||
+		{ SKIP_REASON="not a git checkout (the scripts are git ls-files)"; return "$KSFT_SKIP"; }
+	command -v dpkg-query >/dev/null 2>&1 ||
+		{ SKIP_REASON="no dpkg-query: not a Debian system"; return "$KSFT_SKIP"; }
+	_cp_rc=$KSFT_PASS
+	: > "$work/cmd.kit"
+	commands_scan || { echo "# the scan of the scripts failed"; return "$KSFT_FAIL"; }
+	if grep '^warn ' "$work/cmd.scan" | sed 's/^warn /# commands.awk lost track: /' | grep .; then
+		_cp_rc=$KSFT_FAIL
+	fi
+	sed -n 's/^dyn \([^ ]*\) \(.*\)/# note: \2 runs \1, a computed command (not checked)/p' "$work/cmd.scan"
+	# The names: commands less builtins, the kit's functions and scripts.
+	{
+		for _b in $SH_BUILTINS; do echo "drop $_b"; done
+		awk '$1 == "func" { print "drop", $2 }' "$work/cmd.scan"
+		sed 's/^/drop /' "$work/cmd.kit"
+		awk '$1 == "cmd"' "$work/cmd.scan"
+	} | awk '$1 == "drop" { d[$2] = 1; next }
+		!($2 in d) { f[$2] = f[$2] (f[$2] == "" ? "" : ",") $3 }
+		END { for (n in f) print n, f[n] }' | sort > "$work/cmd.names"
+	_ign=${RXKIT_COMMANDS_IGNORE:-$RXKIT_TOP/tests/commands.ignore}
+	grep -v '^[[:space:]]*\(#\|$\)' "$_ign" > "$work/cmd.ignore" 2>/dev/null || :
+	while read -r _n _why; do
+		[ -n "$_why" ] || { echo "# ${_ign##*/}: '$_n' has no reason"; _cp_rc=$KSFT_FAIL; }
+		grep -q "^$_n " "$work/cmd.names" ||
+			{ echo "# ${_ign##*/}: stale entry '$_n': the scripts no longer run it"; _cp_rc=$KSFT_FAIL; }
+	done < "$work/cmd.ignore"
+	# Paths: as found (sbin too), its merged-/usr twin, then each link.
+	: > "$work/cmd.paths"
+	while read -r _n _f; do
+		# Debian's folders first: not a copy in /usr/local or ~.
+		_p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$_n" 2>/dev/null) ||
+			_p=$(command -v "$_n" 2>/dev/null) || _p=
+		_c=
+		_i=0
+		while [ -n "$_p" ] && [ "$_i" -lt 5 ]; do
+			case "$_p" in
+			/*) ;;
+			*) break ;;
+			esac
+			_c="$_c $_p $(twin "$_p")"
+			[ -L "$_p" ] || break
+			_l=$(readlink "$_p")
+			case "$_l" in
+			/*) _p=$_l ;;
+			*) _p="$(dirname "$_p")/$_l" ;;
+			esac
+			_i=$((_i + 1))
+		done
+		printf '%s %s\n' "$_n" "$_c" >> "$work/cmd.paths"
+	done < "$work/cmd.names"
+	# One dpkg -S for every path: "pkg[:arch][, pkg...]: path".
+	# shellcheck disable=SC2046
+	dpkg -S $(awk '{ for (i = 2; i <= NF; i++) print $i }' "$work/cmd.paths" | sort -u) \
+		2>/dev/null | grep -v '^diversion ' |
+		awk '{ i = index($0, ": "); p = substr($0, i + 2); l = substr($0, 1, i - 1)
+			gsub(/:[a-z0-9_-]+/, "", l); gsub(/,/, "", l); print p, l }' > "$work/cmd.owners" || :
+	# The allowed packages: ci/deps, and one level of their Depends.
+	if [ -n "${RXKIT_DEPS_LIST:-}" ]; then
+		cat "$RXKIT_DEPS_LIST"
+	else
+		"$RXKIT_TOP/ci/deps" --list
+	fi | awk 'NF { print $1 }' | sort -u > "$work/cmd.deps"
+	# Their hard dependencies ("a | b" guarantees neither), and those of
+	# the packages the need calls name: "DEP PACKAGE" lines.
+	# shellcheck disable=SC2046
+	dpkg-query -W -f='${Package} ${Depends}, ${Pre-Depends}\n' $(cat "$work/cmd.deps") \
+		$(awk '$1 == "need" { print $3 }' "$work/cmd.scan" | sort -u) 2>/dev/null |
+		awk '{ p = $1; $1 = ""; n = split($0, d, ",")
+			for (i = 1; i <= n; i++) {
+				if (d[i] ~ /\|/) continue
+				sub(/\(.*/, "", d[i]); sub(/:[a-z]+/, "", d[i]); gsub(/[ \t]/, "", d[i])
+				if (d[i] != "") print d[i], p
+			} }' | sort -u > "$work/cmd.pulled"
+	# shellcheck disable=SC2046
+	dpkg-query -W -f='${Package} ${Priority}\n' \
+		$(awk '{ for (i = 2; i <= NF; i++) print $i }' "$work/cmd.owners" | sort -u) \
+		2>/dev/null > "$work/cmd.prio" || :
+	awk -v need="$work/cmd.scan" -v ign="$work/cmd.ignore" -v deps="$work/cmd.deps" \
+	    -v pulled="$work/cmd.pulled" -v prio="$work/cmd.prio" -v owners="$work/cmd.owners" \
+	    -v names="$work/cmd.names" -v list="${RXKIT_DEPS_LIST:-ci/deps}" -v ign_name="${_ign##*/}" '
+		BEGIN {
+			while ((getline l < ign) > 0) { split(l, a, " "); r = l; sub(/^[^ \t]*[ \t]+/, "", r); why[a[1]] = r }
+			while ((getline l < deps) > 0) listed[l] = 1
+			while ((getline l < pulled) > 0) {
+				split(l, a, " ")
+				if ((a[2] in listed) && !(a[1] in by)) by[a[1]] = a[2]
+				dep[a[2], a[1]] = 1
+			}
+			while ((getline l < prio) > 0) { split(l, a, " "); pr[a[1]] = a[2] }
+			while ((getline l < owners) > 0) { n = split(l, a, " "); for (i = 2; i <= n; i++) own[a[1]] = own[a[1]] " " a[i] }
+			while ((getline l < names) > 0) { split(l, a, " "); files[a[1]] = a[2] }
+			while ((getline l < need) > 0) { split(l, a, " "); if (a[1] == "need") needs[a[2]] = needs[a[2]] " " a[3] ":" a[4] }
+		}
+		# ok PKG: why PKG may be used, or "".
+		function ok(p) {
+			if (pr[p] == "required" || pr[p] == "important") return "priority " pr[p]
+			if (p in listed) return "in " list
+			if (p in by) return "note: Depends of " by[p] " (in " list ")"
+			return ""
+		}
+		{
+			nm = $1; path = ""; pk = ""
+			for (i = 2; i <= NF; i++) if (own[$i] != "") { path = $i; pk = substr(own[$i], 2); break }
+			if (NF == 1) {
+				if (nm in why) { print "# " nm ": not a command here; in " ign_name ": " why[nm]; next }
+				print "BAD " nm ": not a command on this machine (run by " files[nm] "): install it, or, when the scan took a word for a command, say why in the ignore file"
+				next
+			}
+			if (pk == "") {
+				if (nm in why) { print "# " nm ": " $2 ", of no package; in " ign_name ": " why[nm]; next }
+				print "BAD " nm ": " $2 " belongs to no Debian package (run by " files[nm] ")"
+				next
+			}
+			n = split(pk, ps, " "); reason = ""; which = ps[1]
+			for (i = 1; i <= n && reason == ""; i++) { reason = ok(ps[i]); if (reason != "") which = ps[i] }
+			if (nm in why) reason = (reason == "" ? "" : reason "; ") "in " ign_name ": " why[nm]
+			if (reason == "")
+				print "BAD " nm ": " path " (" which "), run by " files[nm] ": not in " list ", not priority required/important, no Depends of a listed package: add \"" which "  " files[nm] "\" to ci/deps"
+			else
+				print "# " nm ": " path " (" which "): " reason
+			# need TOOL PKG: PKG has TOOL, or directly depends on its package.
+			m = split(needs[nm], nd, " ")
+			for (i = 1; i <= m; i++) {
+				split(nd[i], q, ":")
+				if ((" " pk " ") ~ (" " q[1] " ")) continue
+				for (j = 1; j <= n; j++) if ((q[1], ps[j]) in dep) break
+				if (j <= n)
+					print "# note: " q[2] ": need " nm " " q[1] ": " path " is in " ps[j] ", which " q[1] " depends on"
+				else
+					print "BAD " q[2] ": need " nm " " q[1] ", but " path " is in " pk
+			}
+		}' "$work/cmd.paths" > "$work/cmd.report"
+	grep -v '^BAD ' "$work/cmd.report" || :
+	if grep -q '^BAD ' "$work/cmd.report"; then
+		sed -n 's/^BAD /# not ok: /p' "$work/cmd.report"
+		_cp_rc=$KSFT_FAIL
+	fi
+	echo "# $(wc -l < "$work/cmd.names") commands in $(wc -l < "$work/cmd.files") scripts, Makefile, debian/rules, the RPM spec; $(wc -l < "$work/cmd.ignore") in the ignore file"
+	return "$_cp_rc"
 }
 
 # shellcheck disable=SC2086
