@@ -53,6 +53,7 @@ setup_root()
 
 	tarball=$("$RXKIT_TOP/tests/mkrootfs" --base) || die "no Debian base root (tests/mkrootfs --base)"
 	tar -C "$root" -xf "$tarball" || die "cannot unpack $tarball"
+	echo "# $target in a clean Debian base root: $root (from $tarball)"
 	# The kit as a clone has it: tracked files only (an untracked new file
 	# that the kit needs fails here as it would on a user's machine).
 	mkdir -p "$root$IN_KIT" "$root$IN_CACHE/ccache"
@@ -195,7 +196,6 @@ test_srcpkg()
 	grep 'exit [0-9]*$' "$logs/srcpkg.log" | sed 's/^/# /' || :
 }
 
-echo "# $target in a clean Debian base root: $root (from $tarball)"
 # shellcheck disable=SC2086
 { rc=0; run_tests $TESTS || rc=$?; echo "$rc" > "$logs/rc"; } | tee "$logs/results.ktap"
 rc=$(cat "$logs/rc")
