@@ -111,6 +111,12 @@ missing_tools()
 		p=$(printf '%s\n' "$p" | sed -n '1s/:.*//p')
 		echo "# not in the clean root: '$t'; Debian package: ${p:-none on this machine provides it (apt-file search bin/$t)}; ci/deps must install it"
 	done
+	# dpkg-buildpackage's check of the Build-Depends (and build-essential).
+	sed -n 's/.*Unmet build dependencies: //p' "$1" | tr ' ' '\n' |
+		sed -n 's/^\([a-z0-9][a-z0-9.+-]*\)\(:[a-z]*\)\{0,1\}$/\1/p' | sort -u |
+		while read -r p; do
+		echo "# not in the clean root: build dependency '$p'; Debian package: $p; ci/deps must install it"
+	done
 }
 
 case "${1:-}" in

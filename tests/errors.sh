@@ -210,15 +210,18 @@ tests/mkinitramfs: line 9: cpio: command not found
 make[1]: gzip: No such file or directory
 env: 'qemu-system-x86_64': No such file or directory
 build: error: 'bison' not found; install the Debian package 'bison' (make deps)
+srcpkg: | dpkg-checkbuilddeps: error: Unmet build dependencies: build-essential:native debhelper-compat (= 13)
 LOG
 	"$RXKIT_TOP/tests/cleanroot.sh" --scan "$work/scan.log" > "$work/scan.out" 2>&1 ||
 		{ sed 's/^/# /' "$work/scan.out"; return "$KSFT_FAIL"; }
 	cat "$work/scan.out"
+	grep -q "build dependency 'build-essential'; Debian package: build-essential;" "$work/scan.out" ||
+		{ echo "# the unmet build dependency build-essential not named"; return "$KSFT_FAIL"; }
 	for tp in rsync:rsync cpio:cpio gzip:gzip qemu-system-x86_64:qemu-system-x86 bison:bison; do
 		grep -q "not in the clean root: '${tp%%:*}'; Debian package: ${tp#*:};" "$work/scan.out" ||
 			{ echo "# ${tp%%:*} (package ${tp#*:}) not named"; return "$KSFT_FAIL"; }
 	done
-	[ "$(wc -l < "$work/scan.out")" = 5 ] || { echo "# expected 5 tools"; return "$KSFT_FAIL"; }
+	[ "$(wc -l < "$work/scan.out")" = 7 ] || { echo "# expected 7 missing packages"; return "$KSFT_FAIL"; }
 }
 
 test_no_space()
