@@ -343,7 +343,8 @@ ensure_initramfs()
 	# By content: a checkout or a copy can make the guest files older
 	# than an initramfs built from other ones.
 	_ist=$( (cd "$RXKIT_TOP" && find tests/guest tests/mkinitramfs -type f | sort |
-		xargs sha256sum) | sha256sum | cut -d' ' -f1)
+		xargs sha256sum; echo "control timeout ${RXKIT_CONTROL_TIMEOUT:-60}") |
+		sha256sum | cut -d' ' -f1)
 	# One builder a build folder: suites may run side by side.
 	(
 		flock 9
