@@ -74,6 +74,15 @@ expect_fail()
 # Private cache for the fetch/prepare tests (never the real one).
 cache="$work/cache"
 
+# expect_in FILE PATTERN WHAT: FILE has a line PATTERN (grep) matches, or
+# say what is missing.
+expect_in()
+{
+	grep -q -- "$2" "$1" && return 0
+	echo "# $3"
+	return 1
+}
+
 test_unknown_target()
 {
 	expect_fail "$work/unknown" "unknown target 'nosuch'" \
@@ -215,8 +224,7 @@ LOG
 	"$RXKIT_TOP/tests/cleanroot.sh" --scan "$work/scan.log" > "$work/scan.out" 2>&1 ||
 		{ sed 's/^/# /' "$work/scan.out"; return "$KSFT_FAIL"; }
 	cat "$work/scan.out"
-	grep -q "build dependency 'build-essential'; Debian package: build-essential;" "$work/scan.out" ||
-		{ echo "# the unmet build dependency build-essential not named"; return "$KSFT_FAIL"; }
+	expect_in "$work/scan.out" "build dependency 'build-essential'; Debian package: build-essential;" "the unmet build dependency build-essential not named" || return "$KSFT_FAIL"
 	for tp in rsync:rsync cpio:cpio gzip:gzip qemu-system-x86_64:qemu-system-x86 bison:bison; do
 		grep -q "not in the clean root: '${tp%%:*}'; Debian package: ${tp#*:};" "$work/scan.out" ||
 			{ echo "# ${tp%%:*} (package ${tp#*:}) not named"; return "$KSFT_FAIL"; }
@@ -277,8 +285,7 @@ test_kconfig_changed()
 	sed 's/^CONFIG_RUSTC_VERSION=.*/CONFIG_RUSTC_VERSION=1/' "$_c" > "$work/config-rustc"
 	sh "$RXKIT_TOP/ci/kconfig-check" --same "$_c" "$work/config-rustc" 2> "$work/kconfig-rustc" ||
 		{ echo "# another rustc failed the check:"; sed 's/^/#   /' "$work/kconfig-rustc"; return "$KSFT_FAIL"; }
-	grep -q '^kconfig-check: note: CONFIG_RUSTC_VERSION' "$work/kconfig-rustc" ||
-		{ echo "# no note of the rustc probe"; return "$KSFT_FAIL"; }
+	expect_in "$work/kconfig-rustc" '^kconfig-check: note: CONFIG_RUSTC_VERSION' "no note of the rustc probe" || return "$KSFT_FAIL"
 }
 
 test_qemu_no_init()
@@ -355,8 +362,7 @@ test_drift_report()
 	sed 's/^/#   /' "$work/drift.out"
 	[ "$rc" = 1 ] || { echo "# exit $rc, expected 1 (drift)"; return "$KSFT_FAIL"; }
 	grep -q '0001-.* 0 failed, [1-9][0-9]* offset' "$work/drift.out" &&
-	grep -q 'NOW ABSENT: vsock/virtio: validate packet source' "$work/drift.out" ||
-		{ echo "# offsets or the missing fix not reported"; return "$KSFT_FAIL"; }
+	expect_in "$work/drift.out" 'NOW ABSENT: vsock/virtio: validate packet source' "offsets or the missing fix not reported" || return "$KSFT_FAIL"
 	[ "$(cat "$RXKIT_TOP"/series/7.3/* | sha256sum)" = "$before" ] ||
 		{ echo "# series/7.3 changed"; return "$KSFT_FAIL"; }
 }
@@ -374,8 +380,7 @@ test_drift_unverified_tarball()
 	[ "$rc" = 2 ] || { echo "# exit $rc, expected 2 (the check cannot run)"; return "$KSFT_FAIL"; }
 	grep -q 'not the pinned tarball of 7.3' "$work/unverified" &&
 	grep -q 'pass --sha256 SUM' "$work/unverified" &&
-	grep -q 'check-drift --newest 7.3' "$work/unverified" ||
-		{ echo "# the message does not say to pass --sha256 or use the archive"; return "$KSFT_FAIL"; }
+	expect_in "$work/unverified" 'check-drift --newest 7.3' "the message does not say to pass --sha256 or use the archive" || return "$KSFT_FAIL"
 	! grep -q 'checking series' "$work/unverified.out" ||
 		{ echo "# an unverified tree was checked"; return "$KSFT_FAIL"; }
 }
@@ -418,12 +423,9 @@ test_drift_one_hunk()
 		> "$work/hunk.out" 2>&1 || rc=$?
 	sed 's/^/#   /' "$work/hunk.out"
 	[ "$rc" = 1 ] || { echo "# exit $rc, expected 1 (drift)"; return "$KSFT_FAIL"; }
-	grep -q '0001-two-hunks.patch  *1 failed, 0 offset, 0 fuzz$' "$work/hunk.out" ||
-		{ echo "# one failed hunk not reported as '1 failed'"; return "$KSFT_FAIL"; }
-	grep -q '0002-offset.patch  *0 failed, 1 offset, 0 fuzz$' "$work/hunk.out" ||
-		{ echo "# the patch after the failed one was not tried"; return "$KSFT_FAIL"; }
-	grep -q '0003-gone-file.patch  *1 failed,' "$work/hunk.out" ||
-		{ echo "# a patch to a missing file not reported as failed"; return "$KSFT_FAIL"; }
+	expect_in "$work/hunk.out" '0001-two-hunks.patch  *1 failed, 0 offset, 0 fuzz$' "one failed hunk not reported as '1 failed'" || return "$KSFT_FAIL"
+	expect_in "$work/hunk.out" '0002-offset.patch  *0 failed, 1 offset, 0 fuzz$' "the patch after the failed one was not tried" || return "$KSFT_FAIL"
+	expect_in "$work/hunk.out" '0003-gone-file.patch  *1 failed,' "a patch to a missing file not reported as failed" || return "$KSFT_FAIL"
 	rm -rf "$kit" "$work/hcache"
 }
 
@@ -456,8 +458,7 @@ test_series_bad_patch()
 	grep -q '^not ok 3 0001 w1_modules$' "$work/bad.ktap" &&
 	grep -q '^not ok 4 0001 checkpatch$' "$work/bad.ktap" &&
 	grep -q "warning: unused variable .rxkit_unused." "$work/bad.ktap" &&
-	grep -q '+TRAILING_WHITESPACE' "$work/bad.ktap" ||
-		{ echo "# not the expected verdicts"; return "$KSFT_FAIL"; }
+	expect_in "$work/bad.ktap" '+TRAILING_WHITESPACE' "not the expected verdicts" || return "$KSFT_FAIL"
 }
 
 # tests/ab-verdict: a case that passes on baseline and fails, skips or is
@@ -488,8 +489,7 @@ test_ab_regression()
 	rc=0
 	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
 	sed 's/^/#   /' "$work/ab.out"
-	[ "$rc" = 1 ] && grep -q '^MISSING s:' "$work/ab.out" ||
-		{ echo "# a missing patched suite was not a failure (exit $rc)"; return "$KSFT_FAIL"; }
+	[ "$rc" = 1 ] && expect_in "$work/ab.out" '^MISSING s:' "a missing patched suite was not a failure (exit $rc)" || return "$KSFT_FAIL"
 }
 
 # tests/vsock_vhost.sh without the nested host's kernel: every test is
@@ -555,15 +555,12 @@ test_commands_unpackaged()
 		SKIP_REASON=$(sed -n 's/^ok 1 commands_packaged # SKIP //p' "$work/cmds.ktap")
 		return "$KSFT_SKIP"
 	fi
-	[ "$rc" != 0 ] && grep -q '^not ok 1 commands_packaged$' "$work/cmds.ktap" ||
-		{ echo "# the check passed (exit $rc)"; return "$KSFT_FAIL"; }
+	[ "$rc" != 0 ] && expect_in "$work/cmds.ktap" '^not ok 1 commands_packaged$' "the check passed (exit $rc)" || return "$KSFT_FAIL"
 	# The scripts that run it: the injected one, and the kit's own (ci/build).
 	grep -q "^# not ok: rsync: .*(rsync), run by $work/cmds/inject.sh[,:].*add \"rsync  $work/cmds/inject.sh[^\"]*\" to ci/deps$" "$work/cmds.ktap" ||
 		{ echo "# rsync and its package not named"; return "$KSFT_FAIL"; }
-	grep -q "^# not ok: rxkit-no-such-tool: not a command on this machine (run by $work/cmds/inject.sh)" "$work/cmds.ktap" ||
-		{ echo "# the unknown command not reported"; return "$KSFT_FAIL"; }
-	grep -q "stale entry 'rxkit-gone-tool'" "$work/cmds.ktap" ||
-		{ echo "# the stale ignore entry not reported"; return "$KSFT_FAIL"; }
+	expect_in "$work/cmds.ktap" "^# not ok: rxkit-no-such-tool: not a command on this machine (run by $work/cmds/inject.sh)" "the unknown command not reported" || return "$KSFT_FAIL"
+	expect_in "$work/cmds.ktap" "stale entry 'rxkit-gone-tool'" "the stale ignore entry not reported" || return "$KSFT_FAIL"
 	# With ci/deps as it is, rsync is allowed.
 	RXKIT_STATIC_TESTS=commands_packaged RXKIT_COMMANDS_EXTRA="$work/cmds/inject.sh" \
 		"$RXKIT_TOP/tests/static.sh" > "$work/cmds2.ktap" 2>&1 || :
