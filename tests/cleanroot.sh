@@ -107,7 +107,7 @@ missing_tools()
 		p=
 		path=$(command -v "$t" 2>/dev/null) || path=
 		[ -z "$path" ] || p=$(dpkg -S "$path" 2>/dev/null ||
-			dpkg -S "$(echo "$path" | sed 's,^/usr/,/,; t; s,^/,/usr/,')" 2>/dev/null) || p=
+			dpkg -S "$(twin "$path")" 2>/dev/null) || p=
 		p=$(printf '%s\n' "$p" | sed -n '1s/:.*//p')
 		echo "# not in the clean root: '$t'; Debian package: ${p:-none on this machine provides it (apt-file search bin/$t)}; ci/deps must install it"
 	done

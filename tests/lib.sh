@@ -14,6 +14,12 @@ readonly GUEST_SMP=${RXKIT_SMP:-2}
 case "$GUEST_SMP" in
 ''|*[!0-9]*|0) die "RXKIT_SMP must be a number of vCPUs" ;;
 esac
+# vsock_test's control-channel timeout in the kit's builds of the tree's
+# test programs (tests/mkinitramfs says why; vsock_test's own is 10 s).
+readonly CONTROL_TIMEOUT=${RXKIT_CONTROL_TIMEOUT:-60}
+case "$CONTROL_TIMEOUT" in
+''|*[!0-9]*) die "RXKIT_CONTROL_TIMEOUT must be a number of seconds" ;;
+esac
 # Kernel log lines that fail a guest run (vmtest.sh checks Oops and vsock
 # warnings; we also refuse WARN, BUG, lockdep and KASAN reports).
 # Lockdep's own boot lines ("RCU lockdep checking is enabled") are not
@@ -343,7 +349,7 @@ ensure_initramfs()
 	# By content: a checkout or a copy can make the guest files older
 	# than an initramfs built from other ones.
 	_ist=$( (cd "$RXKIT_TOP" && find tests/guest tests/mkinitramfs -type f | sort |
-		xargs sha256sum; echo "control timeout ${RXKIT_CONTROL_TIMEOUT:-60}") |
+		xargs sha256sum; echo "control timeout $CONTROL_TIMEOUT") |
 		sha256sum | cut -d' ' -f1)
 	# One builder a build folder: suites may run side by side.
 	(
@@ -461,14 +467,30 @@ guest_test_setup()
 	release=$(cat "$o/include/config/kernel.release")
 }
 
-# guest_cpus NAME DIR N: the guest of DIR counted N processors in
-# /proc/cpuinfo (its init's "RXKIT: cpus" line), or say what it had.
+# twin PATH: the other name of PATH under Debian's merged /usr.
+twin()
+{
+	case "$1" in
+	/usr/bin/*|/usr/sbin/*) printf '%s\n' "${1#/usr}" ;;
+	/bin/*|/sbin/*) printf '/usr%s\n' "$1" ;;
+	esac
+}
+
+# guest_cpu_count RESULTS: the processors the guest's /proc/cpuinfo
+# counted (its init's "RXKIT: cpus" line in the protocol log RESULTS).
+guest_cpu_count()
+{
+	sed -n 's/^RXKIT: cpus \([0-9]*\).*/\1/p' "$1" | tail -n 1
+}
+
+# guest_cpus NAME RESULTS SERIAL N: the guest of protocol log RESULTS
+# brought up N vCPUs, or say what it had (and SERIAL's kernel lines on it).
 guest_cpus()
 {
-	_gc=$(sed -n 's/^RXKIT: cpus \([0-9]*\).*/\1/p' "$2/results.log" | tail -n 1)
-	[ "$_gc" = "$3" ] && return 0
-	echo "# $1: the guest brought up ${_gc:-an unknown number of} of $3 vCPUs (-smp $3); serial log: $2/serial.log"
-	tr -d '\r' < "$2/serial.log" | grep -E 'nr_cpu_ids|smp: Brought up|Processors:' | sed 's/^/#   /'
+	_gc=$(guest_cpu_count "$2")
+	[ "$_gc" = "$4" ] && return 0
+	echo "# $1: the guest brought up ${_gc:-an unknown number of} of $4 vCPUs (-smp $4); serial log: $3"
+	tr -d '\r' < "$3" | grep -E 'nr_cpu_ids|smp: Brought up|Processors:' | sed 's/^/#   /'
 	return 1
 }
 
@@ -487,7 +509,7 @@ guest_verdict()
 	*) echo "# $1: guest_run returned $3"
 	   return "$KSFT_FAIL" ;;
 	esac
-	guest_cpus "$1" "$2" "$(cat "$2/smp")" || return "$KSFT_FAIL"
+	guest_cpus "$1" "$2/results.log" "$2/serial.log" "$(cat "$2/smp")" || return "$KSFT_FAIL"
 	_gv_bad=$(guest_dmesg_bad "$2")
 	if [ -n "$_gv_bad" ]; then
 		echo "# $1: kernel log reports problems:"

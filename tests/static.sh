@@ -312,15 +312,6 @@ commands_scan()
 	sort -u "$work/cmd.raw" > "$work/cmd.scan"
 }
 
-# twin PATH: the other name of PATH under Debian's merged /usr.
-twin()
-{
-	case "$1" in
-	/usr/bin/*|/usr/sbin/*) printf '%s\n' "${1#/usr}" ;;
-	/bin/*|/sbin/*) printf '/usr%s\n' "$1" ;;
-	esac
-}
-
 # Every command the kit's scripts run (tests/commands.awk finds them: the
 # list is derived, not kept) comes from a package that a clean Debian has
 # (priority required or important), that ci/deps installs, or that a

@@ -53,7 +53,7 @@ test_boot_release()
 {
 	run_job probe || return $?
 	got=$(sed -n 's/^RXKIT: init //p' "$art/probe/results.log" | tr -d '\r')
-	echo "# booted $got ($accel, $(sed -n 's/^RXKIT: cpus \([0-9]*\).*/\1/p' "$art/probe/results.log") of $GUEST_SMP vCPUs)"
+	echo "# booted $got ($accel, $(guest_cpu_count "$art/probe/results.log") of $GUEST_SMP vCPUs)"
 	[ "$got" = "$release" ] || { echo "# uname -r is '$got', built '$release'"; return "$KSFT_FAIL"; }
 	case "$got" in
 	*"$suffix") return "$KSFT_PASS" ;;

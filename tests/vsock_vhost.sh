@@ -206,18 +206,15 @@ test_boot()
 	if [ "$mode" = nested ]; then
 		_l1=$(sed -n 's/^RXKIT: init //p' "$art/l1/results.log" | tr -d '\r')
 		echo "# L1: $_l1, $(grep -a '^RXKIT: l1 vhost-vsock' "$art/l1/results.log" | tr -d '\r')"
-		guest_cpus L1 "$art/l1" "$GUEST_SMP" || return "$KSFT_FAIL"
+		guest_cpus L1 "$art/l1/results.log" "$art/l1/serial.log" "$GUEST_SMP" || return "$KSFT_FAIL"
 	fi
 	_got=$(tr -d '\r' < "$host_out/guest.results.log" | sed -n 's/^RXKIT: init //p')
 	_cid=$(tr -d '\r' < "$host_out/guest.results.log" | sed -n 's/^RXKIT: cid //p')
 	echo "# guest: $_got, CID ${_cid:-?} ($BACKEND)"
 	[ "$_got" = "$release" ] || { echo "# uname -r is '$_got', built '$release'"; return "$KSFT_FAIL"; }
-	_cpus=$(tr -d '\r' < "$host_out/guest.results.log" | sed -n 's/^RXKIT: cpus //p')
-	echo "# guest: $_cpus of $GUEST_SMP vCPUs"
-	[ "$_cpus" = "$GUEST_SMP" ] || {
-		echo "# the guest brought up ${_cpus:-an unknown number of} of $GUEST_SMP vCPUs (log: $host_out/guest.serial.log)"
+	echo "# guest: $(guest_cpu_count "$host_out/guest.results.log") of $GUEST_SMP vCPUs"
+	guest_cpus guest "$host_out/guest.results.log" "$host_out/guest.serial.log" "$GUEST_SMP" ||
 		return "$KSFT_FAIL"
-	}
 	[ "$_cid" = "$GUEST_CID" ] || [ "$mode" = host ] ||
 		{ echo "# guest CID '$_cid', expected $GUEST_CID"; return "$KSFT_FAIL"; }
 	return "$KSFT_PASS"
