@@ -1,60 +1,74 @@
 # SPDX-License-Identifier: GPL-2.0
-# vsock-rxkit: the two commands of the README, and the stages behind them.
+# vsock-rxkit: the two commands of the README and the stages behind them.
+# The stages and what each waits for are in ci/stages.mk; the targets here
+# are sets of them.  make -n check prints the plan.
 
 TARGET ?= 7.3
 export RXKIT_TARGET := $(TARGET)
+RXKIT_OUT ?= $(CURDIR)/out
+export RXKIT_OUT
+# Stages side by side: a build beside a TCG guest keeps two cores busy.
+JOBS ?= 2
+# The tier whose stages ci/stages.mk lists: run, check or check-full.
+TIER ?= check
+KNOWN := $(patsubst series/%/base,%,$(wildcard series/*/base))
+ifeq ($(filter $(TARGET),$(KNOWN)),)
+$(error TARGET=$(TARGET) is not one of: $(KNOWN))
+endif
 
-.PHONY: all run check check-full deps fetch prepare build test vhost series packages package summary clean help
+include ci/stages.mk
+
+# One stage (or a few) on their own: fresh records, their prerequisites
+# only when these have none.
+one.fetch := fetch-$(TARGET)
+one.prepare := prepare-$(TARGET)
+one.build := build-$(TARGET)-patched build-$(TARGET)-baseline
+one.test := loopback-$(TARGET)-patched
+one.vhost := nested-$(TARGET)-patched nested-$(TARGET)-baseline ab-verdict-$(TARGET)
+one.series := series-$(TARGET)
+one.package := package-$(TARGET)
+one.packages := packages-$(TARGET)
+one.summary := summary-$(TARGET)
+ONE := $(patsubst one.%,%,$(filter one.%,$(.VARIABLES)))
+
+.PHONY: all help run check check-full deps stages plan clean $(ONE)
 
 all: help
 
 help:
-	@echo 'make run      fetch, patch, build, boot and test, package the $(TARGET) kernel'
-	@echo 'make check    the test suite (.ci/run calls exactly this)'
-	@echo 'make check-full  make check plus the nested vhost-vsock suite and the debug flavour of every other target'
-	@echo 'make vhost    vsock_test both ways over real vhost-vsock (nested host here) for patched and baseline, and the A/B verdict'
-	@echo 'make deps|fetch|prepare|build|test|package   one stage'
-	@echo 'make series   per-patch apply, W=1 compile and checkpatch of series/$$TARGET'
-	@echo 'make packages install, boot, upgrade, remove the .deb and .rpm (tests/packages.sh)'
-	@echo 'TARGET=$(TARGET) (series/*), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
+	@echo 'make run         fetch, patch, build, boot and test, package the $(TARGET) kernel'
+	@echo 'make check       the test suite (.ci/run calls exactly this); KEEP=1 re-runs only'
+	@echo '                 the stages that did not pass last time'
+	@echo 'make check-full  make check plus the kernels and guest suites of every other'
+	@echo '                 target, the loaded nested suites, the -dbg and clean-root builds'
+	@echo 'make -n check    the plan: every stage, what it needs and waits for, its last duration'
+	@echo 'make $(ONE)'
+	@echo '                 those stages alone (ci/stages.mk says which)'
+	@echo 'TARGET=$(TARGET) ($(KNOWN)), JOBS=$(JOBS), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
 	@echo 'RXKIT_CHECK_TARGETS="6.1 6.12 6.18" (default: all; none): the other targets of make check'
-
-run: deps
-	ci/fetch $(TARGET)
-	ci/prepare $(TARGET)
-	ci/build $(TARGET)
-	tests/vsock_loopback.sh --tree patched $(TARGET)
-	tests/vsock_loopback.sh --tree baseline $(TARGET)
-	tests/vsock_virtio.sh --tree patched $(TARGET)
-	tests/vsock_virtio.sh --tree baseline $(TARGET)
-	ci/package $(TARGET)
-	ci/summary $(TARGET)
-
-check: deps
-	tests/check $(TARGET)
-
-check-full: deps
-	RXKIT_CHECK_FULL=1 tests/check $(TARGET)
 
 deps:
 	ci/deps
 
-fetch prepare build package summary:
-	ci/$@ $(TARGET)
+# The stages of $(TIER) (through the sub-make: -B runs each once per run,
+# and make -n check lists all of them).
+stages: $(STAGES:%=$(R)/%.json)
 
-test:
-	tests/vsock_loopback.sh --tree patched $(TARGET)
+run check check-full: deps
+	$(if $(KEEP),tests/check --prune $(R),rm -rf $(R))
+	@mkdir -p $(R) && touch $(R)/.started
+	+@$(MAKE) --no-print-directory $(if $(KEEP),,-B) -k -j$(JOBS) TIER=$@ stages
+	@tests/check --since $(R)/.started $(R)
 
-vhost:
-	tests/vsock_vhost.sh --tree patched $(TARGET)
-	tests/vsock_vhost.sh --tree baseline $(TARGET)
-	tests/ab-verdict $(TARGET)
+$(ONE): deps
+	rm -f $(one.$@:%=$(R)/%.json)
+	@mkdir -p $(R) && touch $(R)/.started
+	+@$(MAKE) --no-print-directory -k -j$(JOBS) $(one.$@:%=$(R)/%.json)
+	@tests/check --since $(R)/.started $(R)
 
-series:
-	tests/series.sh $(TARGET)
-
-packages:
-	tests/packages.sh $(TARGET)
+# The plan of a tier as a table, without running anything.
+plan:
+	@$(MAKE) --no-print-directory -n -B TIER=$(TIER) stages | tests/check --plan
 
 clean:
 	rm -rf out

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0
+# ci/stages.mk: every stage of the pipeline and what it waits for, stated
+# once.  Included by the Makefile; make run, make check, make check-full
+# and the CI pipeline are sets of these stages (the tiers at the end).
+#
+# A stage is the file $(R)/NAME.json, made by ci/stage: it runs the
+# stage's command when every stage it NEEDS passed, and records a skip
+# with the reason otherwise.  AFTER lists stages it must not overlap
+# (shared trees, caches or guests) without needing their success.  A
+# stage whose record is newer than the records it waits for is not run
+# again: make check starts from an empty $(R), make check KEEP=1 keeps
+# the passed records and re-runs the rest.
+
+R := $(RXKIT_OUT)/check
+STAGE := ci/stage
+# Kernel builds yield to the guests: TCG guests time their jobs.
+NICE := nice -n 10
+# Durations of the last run ($(R)/../stage-times.mk, written by tests/check)
+# for the plan (make -n).
+-include $(RXKIT_OUT)/stage-times.mk
+
+# $(call stage,NAME,NEEDS,COMMAND[,AFTER])
+define stage
+$$(R)/$(1).json: $(foreach n,$(2),$$(R)/$(n).json) | $(foreach n,$(filter $(STAGES),$(4)),$$(R)/$(n).json)
+	@$$(STAGE) $(1) $(2) -- $(3) # after: $(or $(filter $(STAGES),$(4)),-); last: $$(or $$(last.$(1)),?) s
+endef
+
+# $(call skipped,NAME,REASON): a stage this tier lists but does not run.
+define skipped
+$$(R)/$(1).json:
+	@$$(STAGE) --skip '$(2)' $(1) -- true
+endef
+
+# The series of a target: fetched, applied with zero fuzz, then every
+# patch applied, compiled with W=1 and checkpatch'ed on its own.
+define series_stages
+$(call stage,fetch-$(1),,ci/fetch $(1))
+$(call stage,prepare-$(1),fetch-$(1),ci/prepare $(1))
+$(call stage,series-$(1),prepare-$(1),tests/series.sh $(1),build-$(1)-patched)
+endef
+
+# The kernels of a target and the guest suites on them: loopback, the
+# vhost-user device (vhost-device-vsock), kernel vhost-vsock in a nested
+# host (whose L1 is the baseline kernel), and the A/B verdict.  The two
+# nested suites share the cached L1 QEMU bundle: one after the other.
+define kernel_stages
+$(call stage,build-$(1)-patched,prepare-$(1),$(NICE) ci/build --tree patched $(1))
+$(call stage,build-$(1)-baseline,prepare-$(1),$(NICE) ci/build --tree baseline $(1))
+$(call stage,loopback-$(1)-patched,build-$(1)-patched,tests/vsock_loopback.sh --tree patched $(1))
+$(call stage,loopback-$(1)-baseline,build-$(1)-baseline,tests/vsock_loopback.sh --tree baseline $(1))
+$(call stage,virtio-$(1)-patched,build-$(1)-patched,tests/vsock_virtio.sh --tree patched $(1))
+$(call stage,virtio-$(1)-baseline,build-$(1)-baseline,tests/vsock_virtio.sh --tree baseline $(1))
+$(call stage,nested-$(1)-patched,build-$(1)-patched build-$(1)-baseline,tests/vsock_vhost.sh --tree patched $(1))
+$(call stage,nested-$(1)-baseline,build-$(1)-baseline,tests/vsock_vhost.sh --tree baseline $(1),nested-$(1)-patched)
+$(call stage,ab-verdict-$(1),build-$(1)-patched build-$(1)-baseline,tests/ab-verdict $(1),$(foreach s,loopback virtio nested,$(s)-$(1)-patched $(s)-$(1)-baseline))
+endef
+
+# The debug flavour (kconfig/flavours/debug: lockdep, KASAN,
+# DEBUG_OBJECTS) of a target's patched kernel; any report fails.  The byte
+# checks move less data: KASAN under TCG moves 256 MiB in about 90 s.
+define debug_stages
+$(call stage,build-$(1)-debug,prepare-$(1),$(NICE) ci/build --tree patched --flavour debug $(1),build-$(1)-patched)
+$(call stage,loopback-$(1)-debug,build-$(1)-debug,tests/vsock_loopback.sh --tree patched --flavour debug $(1))
+$(call stage,virtio-$(1)-debug,build-$(1)-debug,env RXKIT_VIRTIO_H2G_BYTES=32M RXKIT_VIRTIO_H2G_STREAM_BYTES=8M tests/vsock_virtio.sh --tree patched --flavour debug $(1))
+endef
+
+# The nested verdicts again with every core busy, as on a shared runner
+# (artefacts apart, in $(RXKIT_OUT)/loaded).
+define loaded_stages
+$(call stage,nested-$(1)-patched-loaded,build-$(1)-patched build-$(1)-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_vhost.sh --tree patched $(1),nested-$(1)-baseline)
+$(call stage,nested-$(1)-baseline-loaded,build-$(1)-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_vhost.sh --tree baseline $(1),nested-$(1)-patched-loaded)
+endef
+
+# The packages of a target: built from the source packages through the
+# ccache the kernel build filled, installed, booted, upgraded, removed; the
+# -dbg package and the clean build root compile without ccache hits
+# (check-full); the clean-root test runs the stages on a Debian base root.
+define package_stages
+$(call stage,package-$(1),build-$(1)-patched,ci/package $(1))
+$(call stage,packages-$(1),package-$(1) rootfs,tests/packages.sh $(1))
+$(if $(FULL),$(call stage,packages-rebuild-$(1),package-$(1) rootfs,env RXKIT_PACKAGE_TESTS="deb_dbg deb_clean_build" tests/packages.sh $(1),packages-$(1)),$(call skipped,packages-rebuild-$(1),deb_dbg and deb_clean_build: a full compile each (debug info; a clean build root without ccache): make check-full or make packages))
+$(call stage,cleanroot-$(1),rootfs-base,tests/cleanroot.sh $(1),build-$(1)-patched)
+endef
+
+# The stages of the tiers, in the order make should start them: the
+# longest chain first (build, packages, clean root), then the guests.
+run_set = fetch-$(1) prepare-$(1) build-$(1)-patched build-$(1)-baseline \
+	loopback-$(1)-patched loopback-$(1)-baseline virtio-$(1)-patched \
+	virtio-$(1)-baseline package-$(1) summary-$(1)
+kernel_set = build-$(1)-patched build-$(1)-baseline build-$(1)-debug \
+	loopback-$(1)-patched loopback-$(1)-baseline virtio-$(1)-patched \
+	virtio-$(1)-baseline nested-$(1)-patched nested-$(1)-baseline \
+	ab-verdict-$(1) loopback-$(1)-debug virtio-$(1)-debug
+check_set = fetch-$(1) prepare-$(1) package-$(1) packages-$(1) \
+	packages-rebuild-$(1) rootfs rootfs-base cleanroot-$(1) static errors \
+	$(call kernel_set,$(1)) series-$(1)
+OTHERS := $(filter-out $(TARGET) none,$(or $(RXKIT_CHECK_TARGETS),$(KNOWN)))
+ifeq ($(TIER),run)
+STAGES := $(call run_set,$(TARGET))
+else ifeq ($(TIER),check)
+STAGES := $(call check_set,$(TARGET)) \
+	$(foreach t,$(OTHERS),fetch-$(t) prepare-$(t) series-$(t))
+else ifeq ($(TIER),check-full)
+FULL := 1
+STAGES := $(call check_set,$(TARGET)) \
+	nested-$(TARGET)-patched-loaded nested-$(TARGET)-baseline-loaded \
+	$(foreach t,$(OTHERS),fetch-$(t) prepare-$(t) series-$(t) $(call kernel_set,$(t)))
+endif
+# Every tier ends with the check of every result file it wrote.
+STAGES += results-json
+
+# The stages themselves.
+$(eval $(call stage,rootfs,,tests/mkrootfs))
+$(eval $(call stage,rootfs-base,,tests/mkrootfs --base,rootfs))
+$(eval $(call stage,static,,tests/static.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t))))
+$(eval $(call stage,errors,,tests/errors.sh $(TARGET),build-$(TARGET)-patched build-$(TARGET)-baseline))
+$(foreach t,$(KNOWN),$(eval $(call series_stages,$(t))))
+$(foreach t,$(KNOWN),$(eval $(call kernel_stages,$(t))))
+$(foreach t,$(KNOWN),$(eval $(call debug_stages,$(t))))
+$(foreach t,$(KNOWN),$(eval $(call loaded_stages,$(t))))
+$(foreach t,$(KNOWN),$(eval $(call package_stages,$(t))))
+$(foreach t,$(KNOWN),$(eval $(call stage,summary-$(t),,ci/summary $(t),$(filter-out summary-$(t) results-json,$(STAGES)))))
+$(eval $(call stage,results-json,,tests/results validate $(RXKIT_OUT),$(filter-out results-json,$(STAGES))))
