@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-# Shared helpers for the ci/ stage scripts.  Sourced, never executed.
+# shellcheck shell=sh
+# Shared helpers of the kit's scripts (the ci/ stages, the tests).  Sourced,
+# never executed; the kconfig helpers are in ci/lib/kconfig.sh, sourced
+# from here.
 #
-# Every stage script sets PROG before sourcing this file.
+# Every script sets PROG before sourcing this file.
 
 : "${PROG:=rxkit}"
 
@@ -43,6 +46,58 @@ need()
 		die "'$1' not found; install the Debian package '$2' (make deps)"
 }
 
+# parse_stage_args SHARED ARG...: the command line of a stage, parsed the
+# same way in every script.  SHARED lists the shared options the script
+# takes, as NAME=DEFAULT words: "tree=DEFAULT" (--tree VALUE sets $tree)
+# and "flavour=DEFAULT" (--flavour NAME sets $flavour); each variable
+# starts at its default.  Every script also takes -h/--help (usage on
+# stdout, exit 0) and at most one TARGET operand ($target, empty without
+# one; a second: "only one target at a time").  Script-specific options:
+# the script defines extra_opt(), which gets the remaining arguments
+# before anything else and returns how many of them it consumed (0: not
+# its own; opt_arg checks an option's value).  Anything else starting
+# with '-': usage on stderr and "PROG: error: unknown option 'X'".
+# shellcheck disable=SC2034 # tree, flavour, target: the caller's
+parse_stage_args()
+{
+	local shared="$1" word= n=0 with_tree=0 with_flavour=0
+	shift
+	for word in $shared; do
+		case "$word" in
+		tree=*) with_tree=1; tree=${word#tree=} ;;
+		flavour=*) with_flavour=1; flavour=${word#flavour=} ;;
+		*) die "parse_stage_args: unknown shared option '$word'" ;;
+		esac
+	done
+	target=
+	while [ $# -gt 0 ]; do
+		n=0
+		! command -v extra_opt >/dev/null 2>&1 || extra_opt "$@" || n=$?
+		if [ "$n" -eq 0 ]; then
+			n=1
+			case "$1" in
+			-h|--help) usage; exit 0 ;;
+			--tree) [ "$with_tree" = 1 ] || parse_unknown "$1"
+				opt_arg "a value" "$@"; tree=$2; n=2 ;;
+			--flavour) [ "$with_flavour" = 1 ] || parse_unknown "$1"
+				opt_arg "a name" "$@"; flavour=$2; n=2 ;;
+			-*) parse_unknown "$1" ;;
+			*) [ -z "$target" ] || die "only one target at a time"; target=$1 ;;
+			esac
+		fi
+		shift "$n"
+	done
+}
+
+parse_unknown() { usage >&2; die "unknown option '$1'"; }
+
+# opt_arg WHAT OPTION [VALUE...]: OPTION has a value, or die "OPTION
+# needs WHAT" (for extra_opt: opt_arg "a file" "$@").
+opt_arg()
+{
+	[ $# -ge 3 ] || die "$2 needs $1"
+}
+
 # target_dir TARGET: the series folder of a target, or die.
 target_dir()
 {
@@ -56,6 +111,7 @@ target_dir()
 
 known_targets()
 {
+	local d=
 	for d in "$RXKIT_TOP"/series/*/base; do
 		[ -f "$d" ] || continue
 		d=${d%/base}
@@ -64,29 +120,31 @@ known_targets()
 }
 
 # load_base TARGET: read series/TARGET/base (KEY=VALUE lines) into BASE_*.
+# shellcheck disable=SC2034 # BASE_*: the caller's
 load_base()
 {
-	_bd=$(target_dir "$1") || exit 1
+	local bd= k= v=
+	bd=$(target_dir "$1") || exit 1
 	BASE_TARGET= BASE_VERSION= BASE_KIND= BASE_SUITE= BASE_PACKAGE=
 	BASE_PKG_VERSION= BASE_DEB_SHA256= BASE_TARBALL= BASE_SHA256=
-	while IFS='=' read -r _k _v; do
-		case "$_k" in
+	while IFS='=' read -r k v; do
+		case "$k" in
 		''|'#'*) continue ;;
-		target) BASE_TARGET=$_v ;;
-		version) BASE_VERSION=$_v ;;
-		kind) BASE_KIND=$_v ;;
-		suite) BASE_SUITE=$_v ;;
-		package) BASE_PACKAGE=$_v ;;
-		package_version) BASE_PKG_VERSION=$_v ;;
-		deb_sha256) BASE_DEB_SHA256=$_v ;;
-		tarball) BASE_TARBALL=$_v ;;
-		sha256) BASE_SHA256=$_v ;;
-		*) die "$_bd/base: unknown key '$_k'" ;;
+		target) BASE_TARGET=$v ;;
+		version) BASE_VERSION=$v ;;
+		kind) BASE_KIND=$v ;;
+		suite) BASE_SUITE=$v ;;
+		package) BASE_PACKAGE=$v ;;
+		package_version) BASE_PKG_VERSION=$v ;;
+		deb_sha256) BASE_DEB_SHA256=$v ;;
+		tarball) BASE_TARBALL=$v ;;
+		sha256) BASE_SHA256=$v ;;
+		*) die "$bd/base: unknown key '$k'" ;;
 		esac
-	done < "$_bd/base"
-	[ "$BASE_TARGET" = "$1" ] || die "$_bd/base: target is '$BASE_TARGET', expected '$1'"
+	done < "$bd/base"
+	[ "$BASE_TARGET" = "$1" ] || die "$bd/base: target is '$BASE_TARGET', expected '$1'"
 	[ -n "$BASE_VERSION" ] && [ -n "$BASE_KIND" ] && [ -n "$BASE_SHA256" ] ||
-		die "$_bd/base: version, kind and sha256 are required"
+		die "$bd/base: version, kind and sha256 are required"
 }
 
 # Where a target's state lives.
@@ -98,9 +156,10 @@ out_dir()    { printf '%s/%s\n' "$RXKIT_OUT" "$1"; }
 # moved on); written by ci/fetch.
 fetched_version()
 {
-	_f="$(src_root "$1")/FETCHED"
-	[ -f "$_f" ] || die "target '$1' not fetched yet; run: ci/fetch $1"
-	sed -n 's/^version=//p' "$_f"
+	local f=
+	f="$(src_root "$1")/FETCHED"
+	[ -f "$f" ] || die "target '$1' not fetched yet; run: ci/fetch $1"
+	sed -n 's/^version=//p' "$f"
 }
 
 sha256_of()
@@ -108,12 +167,13 @@ sha256_of()
 	sha256sum "$1" | cut -d' ' -f1
 }
 
-# Elapsed-time helpers for the per-stage timing lines.
-stage_start() { _stage_t0=$(date +%s); }
-stage_end()   { log "$1 done in $(( $(date +%s) - _stage_t0 )) s"; }
+# The timing line of a stage: timer_start, then timer_end NAME logs "NAME
+# done in N s".
+timer_start() { RXKIT_TIMER_T0=$(date +%s); }
+timer_end()   { log "$1 done in $(( $(date +%s) - RXKIT_TIMER_T0 )) s"; }
 
 # The kernel build identity shared by ci/build and the package builds of
-# ci/srcpkg: fixed user, host and time stamp (reproducible objects, shared
+# ci/package: fixed user, host and time stamp (reproducible objects, shared
 # ccache entries), and the kit's ccache.  With it, a make in a build folder
 # finds everything up to date and rebuilds nothing, and a package build of
 # the same sources gets its compiles from ccache.  ccache also hashes the
@@ -128,7 +188,7 @@ kbuild_env()
 	export KBUILD_BUILD_VERSION=1
 }
 
-# pkg_tmp: the folder ci/srcpkg unpacks and builds the packages in
+# pkg_tmp: the folder ci/package unpacks and builds the packages in
 # (RXKIT_PKG_TMP, default auto).  Every package run unpacks the 1.8 GB
 # source tree three times (dpkg-source -b, dpkg-source -x, rpmbuild's
 # %prep) and compiles twice; on tmpfs an unpack takes 10 s against 40 s on
@@ -143,9 +203,10 @@ pkg_tmp()
 		printf '%s\n' "$RXKIT_PKG_TMP"
 		return 0
 	fi
-	_shm=$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 && $1 == "tmpfs" { print $4 }')
-	_mem=$(awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo 2>/dev/null)
-	if [ "${_shm:-0}" -ge $((10 << 20)) ] && [ "${_mem:-0}" -ge $((12 << 20)) ]; then
+	local shm= mem=
+	shm=$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 && $1 == "tmpfs" { print $4 }')
+	mem=$(awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo 2>/dev/null)
+	if [ "${shm:-0}" -ge $((10 << 20)) ] && [ "${mem:-0}" -ge $((12 << 20)) ]; then
 		printf '/dev/shm/vsock-rxkit-pkg\n'
 	else
 		printf '%s/pkg-tmp\n' "$RXKIT_CACHE"
@@ -157,6 +218,7 @@ pkg_tmp()
 # .sources and one-line .list files.
 mirror_for()
 {
+	local want=
 	case "$1" in
 	*-security) want=security ;;
 	*) want=main ;;
@@ -190,11 +252,12 @@ series_patches()
 # and a series file of their names (for QUILT_PATCHES=patches).
 quilt_patches()
 {
+	local p=
 	mkdir "$2/patches"
-	for _qp in $(series_patches "$1"); do
-		[ -f "$1/$_qp" ] || die "$1/$_qp: listed in series but missing"
-		cp "$1/$_qp" "$2/patches/$_qp"
-		printf '%s\n' "$_qp" >> "$2/patches/series"
+	for p in $(series_patches "$1"); do
+		[ -f "$1/$p" ] || die "$1/$p: listed in series but missing"
+		cp "$1/$p" "$2/patches/$p"
+		printf '%s\n' "$p" >> "$2/patches/series"
 	done
 }
 
@@ -203,7 +266,7 @@ quilt_patches()
 # $objtree/localversion*), not into CONFIG_LOCALVERSION: the .config and so
 # include/generated/autoconf.h of the baseline and the patched tree stay
 # identical, and the second tree compiles from ccache's direct-mode hits.
-# The package builds (ci/srcpkg) mark their release the same way.
+# The package builds (ci/package) mark their release the same way.
 # The patched mark says which posting: -vsockrx2 for v2 of the series.
 release_mark()
 {
@@ -217,9 +280,10 @@ release_mark()
 # of "[PATCH net-next vN 1/5]"; 1 when the subject carries none).
 series_version()
 {
-	_sv=$(sed -n 's/^Subject: \[PATCH[^]]* v\([0-9][0-9]*\) [0-9]*\/[0-9]*\].*/\1/p' \
+	local v=
+	v=$(sed -n 's/^Subject: \[PATCH[^]]* v\([0-9][0-9]*\) [0-9]*\/[0-9]*\].*/\1/p' \
 		"$RXKIT_TOP"/patches/upstream/0001-*.patch | head -n 1)
-	printf '%s\n' "${_sv:-1}"
+	printf '%s\n' "${v:-1}"
 }
 
 # kit_version: the newest version CHANGELOG records.
@@ -228,70 +292,4 @@ kit_version()
 	sed -n 's/^\([0-9][0-9.]*\) (.*/\1/p' "$RXKIT_TOP/CHANGELOG" | head -n 1
 }
 
-# flavour_file NAME|PATH: the fragment list of a kconfig flavour.
-flavour_file()
-{
-	case "$1" in
-	*/*) [ -f "$1" ] || die "no flavour file $1"
-	     printf '%s/%s\n' "$(cd "$(dirname "$1")" && pwd)" "${1##*/}" ;;
-	*) [ -f "$RXKIT_TOP/kconfig/flavours/$1" ] ||
-		die "unknown flavour '$1' (no $RXKIT_TOP/kconfig/flavours/$1)"
-	   printf '%s\n' "$RXKIT_TOP/kconfig/flavours/$1" ;;
-	esac
-}
-
-# flavour_fragments FLIST: the fragment paths a flavour file names,
-# relative to its own folder or to kconfig/.
-flavour_fragments()
-{
-	grep -v '^[[:space:]]*\(#\|$\)' "$1" | while read -r _f; do
-		if [ -f "${1%/*}/$_f" ]; then
-			printf '%s\n' "${1%/*}/$_f"
-		elif [ -f "$RXKIT_TOP/kconfig/$_f" ]; then
-			printf '%s\n' "$RXKIT_TOP/kconfig/$_f"
-		else
-			die "$1 names missing fragment $_f"
-		fi
-	done
-}
-
-# config_file FILE: the absolute path of a --config FILE, checked.
-config_file()
-{
-	[ -f "$1" ] || die "--config $1: no such file"
-	grep -q '^CONFIG_' "$1" || die "--config $1: not a kernel configuration"
-	printf '%s/%s\n' "$(cd "$(dirname "$1")" && pwd)" "${1##*/}"
-}
-
-# kconfig_make SRC O BASE_CONFIG FRAGMENT...: O/.config = tinyconfig (or
-# BASE_CONFIG, a distribution's configuration) + the fragments, merged by
-# merge_config.sh; every requested value checked (ci/kconfig-check).  The
-# same CC and HOSTCC as the build: kbuild rebuilds whatever was built with
-# another command line (scripts/kconfig, fixdep, ...).  Log: O/config.log.
-kconfig_make()
-{
-	_src=$1 _o=$2 _base=$3
-	shift 3
-	mkdir -p "$_o"
-	if [ -n "$_base" ]; then
-		cp "$_base" "$_o/.config"
-		# A distribution's configuration names its own keys and release.
-		sed -i -e '/^CONFIG_SYSTEM_TRUSTED_KEYS=/s/=.*/=""/' \
-			-e '/^CONFIG_SYSTEM_REVOCATION_KEYS=/s/=.*/=""/' \
-			-e '/^CONFIG_MODULE_SIG_KEY=/s/=.*/="certs\/signing_key.pem"/' \
-			-e '/^CONFIG_LOCALVERSION=/s/=.*/=""/' "$_o/.config"
-		make -s -C "$_src" O="$_o" CC="ccache gcc" HOSTCC="ccache gcc" olddefconfig \
-			>"$_o/config.log" 2>&1
-	else
-		make -s -C "$_src" O="$_o" CC="ccache gcc" HOSTCC="ccache gcc" tinyconfig \
-			>"$_o/config.log" 2>&1
-	fi || { cat "$_o/config.log" >&2; die "the base configuration failed"; }
-	(cd "$_src" && scripts/kconfig/merge_config.sh -m -O "$_o" "$_o/.config" "$@") \
-		>>"$_o/config.log" 2>&1 ||
-		{ cat "$_o/config.log" >&2; die "merge_config.sh failed"; }
-	make -s -C "$_src" O="$_o" CC="ccache gcc" HOSTCC="ccache gcc" olddefconfig \
-		>>"$_o/config.log" 2>&1 ||
-		{ cat "$_o/config.log" >&2; die "make olddefconfig failed"; }
-	cat "$@" | "$RXKIT_TOP/ci/kconfig-check" "$_o/.config" ||
-		die "requested kconfig symbols did not stick (missing dependency?)"
-}
+. "$RXKIT_TOP/ci/lib/kconfig.sh"

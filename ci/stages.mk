@@ -48,10 +48,10 @@ $(call stage,build-$(1)-patched,prepare-$(1),$(NICE) ci/build --tree patched $(1
 $(call stage,build-$(1)-baseline,prepare-$(1),$(NICE) ci/build --tree baseline $(1))
 $(call stage,loopback-$(1)-patched,build-$(1)-patched,tests/vsock_loopback.sh --tree patched $(1))
 $(call stage,loopback-$(1)-baseline,build-$(1)-baseline,tests/vsock_loopback.sh --tree baseline $(1))
-$(call stage,virtio-$(1)-patched,build-$(1)-patched,tests/vsock_virtio.sh --tree patched $(1))
-$(call stage,virtio-$(1)-baseline,build-$(1)-baseline,tests/vsock_virtio.sh --tree baseline $(1))
-$(call stage,nested-$(1)-patched,build-$(1)-patched build-$(1)-baseline,tests/vsock_vhost.sh --tree patched $(1))
-$(call stage,nested-$(1)-baseline,build-$(1)-baseline,tests/vsock_vhost.sh --tree baseline $(1),nested-$(1)-patched)
+$(call stage,virtio-$(1)-patched,build-$(1)-patched,tests/vsock_vhost_user.sh --tree patched $(1))
+$(call stage,virtio-$(1)-baseline,build-$(1)-baseline,tests/vsock_vhost_user.sh --tree baseline $(1))
+$(call stage,nested-$(1)-patched,build-$(1)-patched build-$(1)-baseline,tests/vsock_nested.sh --tree patched $(1))
+$(call stage,nested-$(1)-baseline,build-$(1)-baseline,tests/vsock_nested.sh --tree baseline $(1),nested-$(1)-patched)
 $(call stage,ab-verdict-$(1),build-$(1)-patched build-$(1)-baseline,tests/ab-verdict $(1),$(foreach s,loopback virtio nested,$(s)-$(1)-patched $(s)-$(1)-baseline))
 endef
 
@@ -61,14 +61,14 @@ endef
 define debug_stages
 $(call stage,build-$(1)-debug,prepare-$(1),$(NICE) ci/build --tree patched --flavour debug $(1),build-$(1)-patched)
 $(call stage,loopback-$(1)-debug,build-$(1)-debug,tests/vsock_loopback.sh --tree patched --flavour debug $(1))
-$(call stage,virtio-$(1)-debug,build-$(1)-debug,env RXKIT_VIRTIO_H2G_BYTES=32M RXKIT_VIRTIO_H2G_STREAM_BYTES=8M tests/vsock_virtio.sh --tree patched --flavour debug $(1))
+$(call stage,virtio-$(1)-debug,build-$(1)-debug,env RXKIT_VHOST_USER_H2G_BYTES=32M RXKIT_VHOST_USER_H2G_STREAM_BYTES=8M tests/vsock_vhost_user.sh --tree patched --flavour debug $(1))
 endef
 
 # The nested verdicts again with every core busy, as on a shared runner
 # (artefacts apart, in $(RXKIT_OUT)/loaded).
 define loaded_stages
-$(call stage,nested-$(1)-patched-loaded,build-$(1)-patched build-$(1)-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_vhost.sh --tree patched $(1),nested-$(1)-baseline)
-$(call stage,nested-$(1)-baseline-loaded,build-$(1)-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_vhost.sh --tree baseline $(1),nested-$(1)-patched-loaded)
+$(call stage,nested-$(1)-patched-loaded,build-$(1)-patched build-$(1)-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_nested.sh --tree patched $(1),nested-$(1)-baseline)
+$(call stage,nested-$(1)-baseline-loaded,build-$(1)-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_nested.sh --tree baseline $(1),nested-$(1)-patched-loaded)
 endef
 
 # The packages of a target: built from the source packages through the
@@ -92,7 +92,8 @@ kernel_set = build-$(1)-patched build-$(1)-baseline build-$(1)-debug \
 	virtio-$(1)-baseline nested-$(1)-patched nested-$(1)-baseline \
 	ab-verdict-$(1) loopback-$(1)-debug virtio-$(1)-debug
 check_set = fetch-$(1) prepare-$(1) package-$(1) packages-$(1) \
-	packages-rebuild-$(1) rootfs rootfs-base cleanroot-$(1) static errors \
+	packages-rebuild-$(1) rootfs rootfs-base cleanroot-$(1) static commands \
+	shellcheck errors-fetch errors-build errors-tools \
 	$(call kernel_set,$(1)) series-$(1)
 OTHERS := $(filter-out $(TARGET) none,$(or $(RXKIT_CHECK_TARGETS),$(KNOWN)))
 ifeq ($(TIER),run)
@@ -112,8 +113,15 @@ STAGES += results-json
 # The stages themselves.
 $(eval $(call stage,rootfs,,tests/mkrootfs))
 $(eval $(call stage,rootfs-base,,tests/mkrootfs --base,rootfs))
+# The kit itself: the series against the posting and each other, every
+# command packaged, shellcheck; the error paths of the stages (each with
+# private caches, next to the trees it reads).
 $(eval $(call stage,static,,tests/static.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t))))
-$(eval $(call stage,errors,,tests/errors.sh $(TARGET),build-$(TARGET)-patched build-$(TARGET)-baseline))
+$(eval $(call stage,commands,,tests/commands.sh))
+$(eval $(call stage,shellcheck,,tests/shellcheck.sh))
+$(eval $(call stage,errors-fetch,,tests/errors_fetch.sh $(TARGET),fetch-$(TARGET)))
+$(eval $(call stage,errors-build,,tests/errors_build.sh $(TARGET),build-$(TARGET)-patched build-$(TARGET)-baseline))
+$(eval $(call stage,errors-tools,,tests/errors_tools.sh $(TARGET),build-$(TARGET)-patched))
 $(foreach t,$(KNOWN),$(eval $(call series_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call kernel_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call debug_stages,$(t))))

@@ -6,7 +6,7 @@
 # variant: priority required and important; tests/mkrootfs --base, cached)
 # gets a copy of the kit's tracked files, then runs, chrooted in a private
 # mount namespace: ci/deps, ci/fetch, ci/prepare, ci/build of the patched
-# tree, the test initramfs and one guest boot, and ci/srcpkg with its lint.
+# tree, the test initramfs and one guest boot, and ci/package with its lint.
 # Only the kit's ccache is shared with this machine (bind-mounted), so the
 # compiles are ccache hits of the kernels make check built before; apt's
 # downloaded packages are kept between runs (RXKIT_CACHE/cleanroot/archives).
@@ -18,7 +18,7 @@ PROG=cleanroot
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="deps fetch_prepare build boot srcpkg"
+readonly ALL_TESTS="deps fetch_prepare build boot package"
 readonly TESTS="${RXKIT_CLEANROOT_TESTS:-$ALL_TESTS}"
 # Where the kit, its cache and its output live inside the root.
 readonly IN_KIT=/rxkit
@@ -195,14 +195,16 @@ test_boot()
 	}
 }
 
-test_srcpkg()
+test_package()
 {
 	earlier_failed && return "$KSFT_SKIP"
 	local r f
-	step srcpkg ci/srcpkg "$target" || return $?
+	step package ci/package "$target" || return $?
 	# The packages were linted in the root: both reports end in 'exit 0'.
 	r="$root$IN_KIT/out/$target/packages"
-	ls "$r" | grep '\.\(deb\|rpm\)$' | sed 's/^/# built: /'
+	for f in "$r"/*.deb "$r"/*.rpm; do
+		[ ! -f "$f" ] || echo "# built: ${f##*/}"
+	done
 	for f in lintian.txt rpmlint.txt; do
 		echo "# $f: $(tail -n 1 "$r/$f" 2>/dev/null || echo missing)"
 		[ "$(tail -n 1 "$r/$f" 2>/dev/null)" = "exit 0" ] || return "$KSFT_FAIL"

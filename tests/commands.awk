@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/commands.awk: the commands a set of shell scripts run, for the
-# commands_packaged test of tests/static.sh.
+# commands_packaged test of tests/commands.sh.
 #
 #   awk -f tests/commands.awk type=sh FILE... type=make debian/rules \
 #       type=spec rpm/FILE.spec.in
@@ -92,6 +92,7 @@ function newfile()
 	sq = 0; cs = 0; nhd = 0; hdi = 0; hdon = 0
 	sect = ""
 	split("", MKV)
+	mkcont = 0; mkinrec = 0; mkvcont = 0; mkvname = ""
 }
 
 function resetw(l) { W[l] = ""; LIT[l] = 1; Q[l] = 0; QS[l] = -1 }
@@ -413,8 +414,17 @@ function make_expand(s, depth,   st, ln, inner, r)
 	return s
 }
 
-function make_line(l,   nm)
+function make_line(l,   nm, v)
 {
+	# The continuation of a line that is no recipe (it may start with a
+	# tab): an assignment's value goes on.
+	if (mkvcont) {
+		mkvcont = (l ~ /\\$/)
+		v = l; sub(/^[ \t]+/, "", v); sub(/[ \t]*\\$/, "", v)
+		if (mkvname != "") MKV[mkvname] = MKV[mkvname] " " v
+		make_expand(l, 0)
+		return
+	}
 	if (l ~ /^\t/ || mkcont) {
 		mkcont = (l ~ /\\$/)
 		sub(/^\t/, "", l)
@@ -425,6 +435,8 @@ function make_line(l,   nm)
 	}
 	mkinrec = 0
 	if (l ~ /^[ \t]*#/) return
+	mkvcont = (l ~ /\\$/)
+	mkvname = ""
 	# NAME = VALUE (also :=, ::=, ?=, +=, export NAME = ..., and the
 	# target-specific TARGET: NAME = VALUE): recorded, $(shell) run.
 	if (match(l, /^(export[ \t]+|[^:#=]*:[ \t]*)?[A-Za-z_][A-Za-z0-9_]*[ \t]*(::|:|\?|\+)?=/)) {
@@ -433,6 +445,8 @@ function make_line(l,   nm)
 		sub(/[ \t]*(::|:|\?|\+)?=$/, "", nm)
 		MKV[nm] = substr(l, RLENGTH + 1)
 		sub(/^[ \t]+/, "", MKV[nm])
+		sub(/[ \t]*\\$/, "", MKV[nm])
+		mkvname = nm
 	}
 	make_expand(l, 0)
 }

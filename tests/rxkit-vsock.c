@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rxkit-vsock: the data mover of tests/vsock_virtio.sh.
+ * rxkit-vsock: the data mover of tests/vsock_vhost_user.sh.
  *
  * One static binary for both sides: in the guest it speaks AF_VSOCK, on
  * the host it speaks the Unix-socket protocol of the vhost-device-vsock

@@ -37,16 +37,14 @@ Work tree: \$RXKIT_CACHE/src/TARGET/series (RXKIT_CACHE=$RXKIT_CACHE).
 USAGE
 }
 sdir=
-target=
-while [ $# -gt 0 ]; do
+extra_opt()
+{
 	case "$1" in
-	-h|--help) usage; exit 0 ;;
-	--series) [ $# -ge 2 ] || die "--series needs a folder"; sdir=$2; shift ;;
-	-*) usage >&2; die "unknown option '$1'" ;;
-	*) [ -z "$target" ] || die "only one target at a time"; target=$1 ;;
+	--series) opt_arg "a folder" "$@"; sdir=$2; return 2 ;;
 	esac
-	shift
-done
+	return 0
+}
+parse_stage_args '' "$@"
 : "${target:=$RXKIT_TARGET}"
 tdir=$(target_dir "$target")
 : "${sdir:=$tdir}"
@@ -84,13 +82,14 @@ new_tree()
 # fetched tree changed (stamp in the build folder).
 configure()
 {
-	_st=$( (cat "$RXKIT_TOP/kconfig/flavours/$2" "$RXKIT_TOP"/kconfig/*.config \
+	local sum=
+	sum=$( (cat "$RXKIT_TOP/kconfig/flavours/$2" "$RXKIT_TOP"/kconfig/*.config \
 		"$RXKIT_TOP/ci/build" "$srcdir/FETCHED") | sha256sum | cut -d' ' -f1)
-	if [ "$(cat "$tree/o-$2/.rxkit-config" 2>/dev/null)" != "$_st" ]; then
+	if [ "$(cat "$tree/o-$2/.rxkit-config" 2>/dev/null)" != "$sum" ]; then
 		"$RXKIT_TOP/ci/build" --tree series --flavour "$2" --config-only "$target" \
 			> "$logs/config-$1.log" 2>&1 ||
 			{ sed 's/^/# /' "$logs/config-$1.log"; return 1; }
-		echo "$_st" > "$tree/o-$2/.rxkit-config"
+		echo "$sum" > "$tree/o-$2/.rxkit-config"
 	fi
 	make -C "$tree/o-$2" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" prepare \
 		>> "$logs/config-$1.log" 2>&1 ||
@@ -100,19 +99,17 @@ configure()
 # compile STEP VARIANT FLAVOUR: W=1 compile of the vsock objects; 0 warnings.
 compile()
 {
-	_o="$tree/o-$3"
-	_log="$logs/$1-w1-$2.log"
-	rm -f "$_o"/net/vmw_vsock/*.o "$_o"/drivers/vhost/vsock.o "$_o"/drivers/vhost/vhost_vsock.o
-	_rc=0
-	make -C "$_o" -j"$JOBS" W=1 CC="ccache gcc" HOSTCC="ccache gcc" $VSOCK_OBJS \
-		> "$_log" 2>&1 || _rc=$?
-	_w=$(grep -c ': warning:' "$_log") || :
-	_e=$(grep -c ': error:' "$_log") || :
-	_n=$(grep -c '^  CC .*\(vmw_vsock\|vhost/vsock\)' "$_log") || :
-	echo "# $1 $2: $_n objects compiled, $_w warnings, $_e errors (log: $_log)"
-	if [ "$_rc" != 0 ] || [ "$_w" != 0 ] || [ "$_e" != 0 ] || [ "$_n" = 0 ]; then
-		grep -E ': (warning|error):' "$_log" | head -n 20 | sed 's/^/#   /'
-		[ "$_rc" = 0 ] || tail -n 5 "$_log" | sed 's/^/#   /'
+	local o="$tree/o-$3" log="$logs/$1-w1-$2.log" rc=0 warnings=0 errors=0 objects=0
+	rm -f "$o"/net/vmw_vsock/*.o "$o"/drivers/vhost/vsock.o "$o"/drivers/vhost/vhost_vsock.o
+	make -C "$o" -j"$JOBS" W=1 CC="ccache gcc" HOSTCC="ccache gcc" $VSOCK_OBJS \
+		> "$log" 2>&1 || rc=$?
+	warnings=$(grep -c ': warning:' "$log") || :
+	errors=$(grep -c ': error:' "$log") || :
+	objects=$(grep -c '^  CC .*\(vmw_vsock\|vhost/vsock\)' "$log") || :
+	echo "# $1 $2: $objects objects compiled, $warnings warnings, $errors errors (log: $log)"
+	if [ "$rc" != 0 ] || [ "$warnings" != 0 ] || [ "$errors" != 0 ] || [ "$objects" = 0 ]; then
+		grep -E ': (warning|error):' "$log" | head -n 20 | sed 's/^/#   /'
+		[ "$rc" = 0 ] || tail -n 5 "$log" | sed 's/^/#   /'
 		return "$KSFT_FAIL"
 	fi
 	return "$KSFT_PASS"
@@ -121,14 +118,14 @@ compile()
 # apply PATCH: exactly that patch, zero fuzz, no offset.
 apply()
 {
-	_log="$logs/$1-apply.log"
+	local log="$logs/$1-apply.log"
 	if ! (cd "$tree" && QUILT_PATCHES=patches QUILTRC=/dev/null \
-		quilt push --fuzz=0 > "$_log" 2>&1); then
-		sed 's/^/# /' "$_log"
+		quilt push --fuzz=0 > "$log" 2>&1); then
+		sed 's/^/# /' "$log"
 		return "$KSFT_FAIL"
 	fi
-	if grep -qE 'offset|fuzz' "$_log"; then
-		sed 's/^/# /' "$_log"
+	if grep -qE 'offset|fuzz' "$log"; then
+		sed 's/^/# /' "$log"
 		return "$KSFT_FAIL"
 	fi
 	(cd "$tree" && QUILT_PATCHES=patches QUILTRC=/dev/null quilt top) |
@@ -139,19 +136,18 @@ apply()
 # entries of series/TARGET/checkpatch for that patch.
 checkpatch()
 {
-	_want="$logs/$1-checkpatch.want"
-	_got="$logs/$1-checkpatch.got"
-	: > "$_want"
+	local want="$logs/$1-checkpatch.want" got="$logs/$1-checkpatch.got"
+	: > "$want"
 	[ ! -f "$sdir/checkpatch" ] ||
-		awk -v p="$1" '$1 == p { print $2 }' "$sdir/checkpatch" | sort > "$_want"
+		awk -v p="$1" '$1 == p { print $2 }' "$sdir/checkpatch" | sort > "$want"
 	(cd "$tree" && perl scripts/checkpatch.pl --strict --terse --show-types \
 		--no-summary "$sdir/$1" > "$logs/$1-checkpatch.log" 2>&1) || :
 	sed -n 's/^[^:]*:[0-9]*: \(WARNING\|ERROR\|CHECK\):\([A-Z0-9_]*\):.*/\2/p' \
-		"$logs/$1-checkpatch.log" | sort > "$_got"
+		"$logs/$1-checkpatch.log" | sort > "$got"
 	sed 's/^[^:]*:/# /' "$logs/$1-checkpatch.log"
-	if ! cmp -s "$_want" "$_got"; then
+	if ! cmp -s "$want" "$got"; then
 		echo "# $1: checkpatch messages differ from ${sdir#"$RXKIT_TOP"/}/checkpatch (-listed +reported):"
-		diff "$_want" "$_got" | sed -n 's/^\([<>]\) /\1/p' | tr '<>' '-+' | sed 's/^/#   /'
+		diff "$want" "$got" | sed -n 's/^\([<>]\) /\1/p' | tr '<>' '-+' | sed 's/^/#   /'
 		return "$KSFT_FAIL"
 	fi
 }
@@ -161,35 +157,35 @@ checkpatch()
 # the files it touches; every commit keeps its patch's From: and subject.
 quiltimport()
 {
+	local g="$logs/quiltimport" p= f= n=0 i=0 want_a= want_s= got_a= got_s=
 	need git git
-	_g="$logs/quiltimport"
-	rm -rf "$_g"
-	mkdir -p "$_g/repo"
-	for _p in $patches; do
-		sed -n 's/^+++ b\/\([^	]*\).*/\1/p' "$sdir/$_p"
-	done | sort -u | while read -r _f; do
-		[ -f "$srcdir/pristine/$_f" ] || continue
-		mkdir -p "$_g/repo/${_f%/*}"
-		cp "$srcdir/pristine/$_f" "$_g/repo/$_f"
+	rm -rf "$g"
+	mkdir -p "$g/repo"
+	for p in $patches; do
+		sed -n 's/^+++ b\/\([^	]*\).*/\1/p' "$sdir/$p"
+	done | sort -u | while read -r f; do
+		[ -f "$srcdir/pristine/$f" ] || continue
+		mkdir -p "$g/repo/${f%/*}"
+		cp "$srcdir/pristine/$f" "$g/repo/$f"
 	done
 	(
-		cd "$_g/repo"
+		cd "$g/repo"
 		export GIT_AUTHOR_NAME=rxkit GIT_AUTHOR_EMAIL=rxkit@localhost.invalid \
 			GIT_COMMITTER_NAME=rxkit GIT_COMMITTER_EMAIL=rxkit@localhost.invalid
 		git init -q . && git add -A && git commit -q -m "Linux $(fetched_version "$target"), touched files" &&
 		git quiltimport --patches "$sdir" --series "$sdir/series"
-	) > "$_g/import.log" 2>&1 || { sed 's/^/# /' "$_g/import.log" | tail -n 15; return 1; }
-	_n=$(git -C "$_g/repo" rev-list --count HEAD) || return 1
-	[ "$_n" = $((npatch + 1)) ] || { echo "# $((_n - 1)) commits for $npatch patches"; return 1; }
-	_i=$npatch
-	for _p in $patches; do
-		_i=$((_i - 1))
-		_want_a=$(sed -n 's/^From: //p' "$sdir/$_p" | head -n 1)
-		_want_s=$(sed -n 's/^Subject: \(\[[^]]*\] \)\{0,1\}//p' "$sdir/$_p" | head -n 1)
-		_got_a=$(git -C "$_g/repo" log -1 --format='%an <%ae>' "HEAD~$_i")
-		_got_s=$(git -C "$_g/repo" log -1 --format='%s' "HEAD~$_i")
-		[ "$_got_a" = "$_want_a" ] && [ "$_got_s" = "$_want_s" ] || {
-			echo "# $_p imported as '$_got_a' '$_got_s', not '$_want_a' '$_want_s'"
+	) > "$g/import.log" 2>&1 || { sed 's/^/# /' "$g/import.log" | tail -n 15; return 1; }
+	n=$(git -C "$g/repo" rev-list --count HEAD) || return 1
+	[ "$n" = $((npatch + 1)) ] || { echo "# $((n - 1)) commits for $npatch patches"; return 1; }
+	i=$npatch
+	for p in $patches; do
+		i=$((i - 1))
+		want_a=$(sed -n 's/^From: //p' "$sdir/$p" | head -n 1)
+		want_s=$(sed -n 's/^Subject: \(\[[^]]*\] \)\{0,1\}//p' "$sdir/$p" | head -n 1)
+		got_a=$(git -C "$g/repo" log -1 --format='%an <%ae>' "HEAD~$i")
+		got_s=$(git -C "$g/repo" log -1 --format='%s' "HEAD~$i")
+		[ "$got_a" = "$want_a" ] && [ "$got_s" = "$want_s" ] || {
+			echo "# $p imported as '$got_a' '$got_s', not '$want_a' '$want_s'"
 			return 1
 		}
 	done
@@ -199,14 +195,15 @@ quiltimport()
 # step STEP: the two compiles of one step, as two results.
 step()
 {
-	for _v in $VARIANTS; do
+	local v= r=0
+	for v in $VARIANTS; do
 		if [ "$configured" != 1 ]; then
-			ktap_result "$KSFT_SKIP" "$1 w1_${_v%%:*}" "the build folders could not be configured"
+			ktap_result "$KSFT_SKIP" "$1 w1_${v%%:*}" "the build folders could not be configured"
 			continue
 		fi
-		_r=0
-		compile "$1" "${_v%%:*}" "${_v#*:}" || _r=$?
-		ktap_result "$_r" "$1 w1_${_v%%:*}"
+		r=0
+		compile "$1" "${v%%:*}" "${v#*:}" || r=$?
+		ktap_result "$r" "$1 w1_${v%%:*}"
 	done
 }
 
@@ -216,8 +213,8 @@ ktap_header $((4 * npatch + 1))
 echo "# ${sdir#"$RXKIT_TOP"/} on Linux $(fetched_version "$target"): $npatch patches, $JOBS jobs"
 new_tree
 configured=1
-for _v in $VARIANTS; do
-	configure "${_v%%:*}" "${_v#*:}" || configured=0
+for v in $VARIANTS; do
+	configure "${v%%:*}" "${v#*:}" || configured=0
 done
 broken=
 for p in $patches; do

@@ -43,14 +43,14 @@ results_begin "$art" vsock_loopback.sh RXKIT_LOOPBACK_TESTS
 # the KSFT code of boot + job + kernel log.
 run_job()
 {
-	_d="$art/$1"
-	_rc=0
-	guest_run "$_d" "$kernel" "$initrd" "$1" "$accel" || _rc=$?
-	guest_verdict "$1" "$_d" "$_rc" "$JOB_TIMEOUT"
+	local rc=0
+	guest_run "$art/$1" "$kernel" "$initrd" "$1" "$accel" || rc=$?
+	guest_verdict "$1" "$art/$1" "$rc" "$JOB_TIMEOUT"
 }
 
 test_boot_release()
 {
+	local got=
 	run_job probe || return $?
 	got=$(sed -n 's/^RXKIT: init //p' "$art/probe/results.log" | tr -d '\r')
 	echo "# booted $got ($accel, $(guest_cpu_count "$art/probe/results.log") of $GUEST_SMP vCPUs)"
@@ -64,10 +64,10 @@ test_boot_release()
 # vsock_job JOB: run a vsock_test-style job and print its cases as subtests.
 vsock_job()
 {
-	_jrc=0
-	run_job "$1" || _jrc=$?
+	local rc=0
+	run_job "$1" || rc=$?
 	sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$art/$1/results.log" > "$art/$1/job.log"
-	vsock_cases "$1" "$art/$1/job.log" "$art/tools/rxkit/skip/$1" "$_jrc"
+	vsock_cases "$1" "$art/$1/job.log" "$art/tools/rxkit/skip/$1" "$rc"
 }
 
 test_vsock_test_loopback() { vsock_job vsock_test_loopback; }

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # Helpers of the guest jobs (sourced from /rxkit/lib.sh inside the guest).
 
 # skips JOB: the --skip options of /rxkit/skip/JOB (tests/guest/skip/).
@@ -11,10 +12,10 @@ skips()
 # wait_listen PORT: wait up to 10 s for a TCP listener on PORT.
 wait_listen()
 {
-	_i=0
+	local i=0
 	while ! netstat -ltn 2>/dev/null | grep -q ":$1 "; do
-		_i=$((_i + 1))
-		[ $_i -lt 100 ] || return 1
+		i=$((i + 1))
+		[ "$i" -lt 100 ] || return 1
 		sleep 0.1
 	done
 }
@@ -25,12 +26,12 @@ wait_listen()
 # never does.
 server_start()
 {
-	_ss_prog=$1 _ss_port=$2
+	local prog="$1" port="$2"
 	shift 2
-	"$_ss_prog" --mode=server --control-port="$_ss_port" "$@" > /tmp/server.log 2>&1 &
+	"$prog" --mode=server --control-port="$port" "$@" > /tmp/server.log 2>&1 &
 	srv_pid=$!
-	wait_listen "$_ss_port" && return 0
-	echo "$_ss_prog server never listened on $_ss_port"
+	wait_listen "$port" && return 0
+	echo "$prog server never listened on $port"
 	kill "$srv_pid" 2>/dev/null
 	sed 's/^/server: /' /tmp/server.log
 	return 1
@@ -40,11 +41,12 @@ server_start()
 # output, prefixed "server: "; return its exit code.
 server_finish()
 {
+	local rc=0
 	wait "$srv_pid"
-	_sf_rc=$?
-	echo "server: exit $_sf_rc"
+	rc=$?
+	echo "server: exit $rc"
 	sed 's/^/server: /' /tmp/server.log
-	return "$_sf_rc"
+	return "$rc"
 }
 
 # loopback_pair PROG PORT JOB: PROG (vsock_test, vsock_diag_test) as server
@@ -54,10 +56,11 @@ server_finish()
 # client's output first, then the server's, prefixed "server: ".
 loopback_pair()
 {
+	local rc=0
 	server_start "$1" "$2" --peer-cid=1 || return 1
 	# shellcheck disable=SC2046
 	"$1" --mode=client --control-host=127.0.0.1 --peer-cid=1 \
 		--control-port="$2" $(skips "$3")
-	_rc=$?
-	server_finish && [ "$_rc" -eq 0 ]
+	rc=$?
+	server_finish && [ "$rc" -eq 0 ]
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# tests/vsock_vhost.sh: the kernel's vsock selftests between a host with a
+# tests/vsock_nested.sh: the kernel's vsock selftests between a host with a
 # real vhost-vsock device and a guest booted from a kit-built kernel, in the
 # topology of upstream tools/testing/selftests/vsock/vmtest.sh
 # (vm_server_host_client, vm_client_host_server), plus byte-checked bulk
@@ -15,19 +15,21 @@
 # In both, tests/guest/vhost-host drives the host side and the guest runs
 # job vhost_guest; one guest boot carries every test.
 set -eu
-PROG=vsock_vhost
+PROG=vsock_nested
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
 readonly ALL_TESTS="boot guest_to_host host_to_guest vsock_test_vm_client vsock_test_vm_server vsock_diag_test_vm_client vsock_diag_test_vm_server kernel_log"
-readonly TESTS="${RXKIT_VHOST_TESTS:-$ALL_TESTS}"
+readonly TESTS="${RXKIT_NESTED_TESTS:-$ALL_TESTS}"
 readonly NESTED_TIMEOUT=${RXKIT_NESTED_TIMEOUT:-1800}
 readonly GUEST_CID=3
+# The settings of this suite, which reproducer.sh repeats.
+readonly SETTINGS="RXKIT_NESTED_BACKEND RXKIT_NESTED_L1 RXKIT_NESTED_TIMEOUT"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/vsock_vhost.sh [--tree patched|baseline] [--flavour NAME] [TARGET]
+usage: tests/vsock_nested.sh [--tree patched|baseline] [--flavour NAME] [TARGET]
 
 Boot the TREE kernel of TARGET (default: patched, $RXKIT_TARGET) behind a
 real vhost-vsock device and run:
@@ -35,15 +37,15 @@ $(for t in $TESTS; do echo "  $t"; done)
 Artefacts: \$RXKIT_OUT/TARGET/TREE/virtio-vhost-BACKEND/ (serial and
 protocol logs of every kernel, host-side logs, KTAP, results.json,
 reproducer.sh).
-Environment: RXKIT_VHOST_BACKEND=auto|host|nested, RXKIT_NESTED_L1=TARGET/TREE
+Environment: RXKIT_NESTED_BACKEND=auto|host|nested, RXKIT_NESTED_L1=TARGET/TREE
   (the L1 kernel, default TARGET/baseline, built by ci/build), RXKIT_NESTED_TIMEOUT
-  (s, default 1800), RXKIT_VHOST_TESTS="NAME..." (a subset to report; the
+  (s, default 1800), RXKIT_NESTED_TESTS="NAME..." (a subset to report; the
   guest run is the same), RXKIT_ACCEL=auto|kvm|tcg (the outermost guest).
 USAGE
 }
 
 guest_test_setup "$@"
-check_subset RXKIT_VHOST_TESTS
+check_subset RXKIT_NESTED_TESTS
 # The nested host runs the target's own unpatched kernel: the host side
 # of every pair checks its kernel against the tree's vsock_test (6.1's
 # test program expects 6.1's errno values, not 7.3's).
@@ -55,28 +57,29 @@ need gzip gzip
 # host_vhost_usable: /dev/vhost-vsock opens for QEMU here.
 host_vhost_usable()
 {
+	local pid=
 	[ -c /dev/vhost-vsock ] || return 1
 	timeout 10 "$QEMU" -nodefaults -display none -S -monitor none \
 		-machine q35 -device vhost-vsock-pci,guest-cid=4294967 \
 		> /dev/null 2>&1 &
-	_hv=$!
+	pid=$!
 	sleep 2
-	if kill -0 "$_hv" 2>/dev/null; then
-		kill "$_hv"
-		wait "$_hv" 2>/dev/null || true
+	if kill -0 "$pid" 2>/dev/null; then
+		kill "$pid"
+		wait "$pid" 2>/dev/null || true
 		return 0
 	fi
-	wait "$_hv" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
 	return 1
 }
 
 BACKEND_SKIP=
-mode=${RXKIT_VHOST_BACKEND:-auto}
+mode=${RXKIT_NESTED_BACKEND:-auto}
 case "$mode" in
 auto) if host_vhost_usable; then mode=host; else mode=nested; fi ;;
-host) host_vhost_usable || BACKEND_SKIP="RXKIT_VHOST_BACKEND=host: /dev/vhost-vsock missing or unusable for $QEMU" ;;
+host) host_vhost_usable || BACKEND_SKIP="RXKIT_NESTED_BACKEND=host: /dev/vhost-vsock missing or unusable for $QEMU" ;;
 nested) ;;
-*) die "RXKIT_VHOST_BACKEND must be auto, host or nested" ;;
+*) die "RXKIT_NESTED_BACKEND must be auto, host or nested" ;;
 esac
 l1_o="$RXKIT_CACHE/src/$L1/o-guest"
 case "$mode" in
@@ -118,7 +121,8 @@ if [ -z "$BACKEND_SKIP" ]; then
 	[ "$mode" = host ] || accel="$accel (L1), tcg (L2 in L1)"
 fi
 printf '%s\n' "$accel" > "$art/accel"
-results_begin "$art" vsock_vhost.sh RXKIT_VHOST_TESTS
+# shellcheck disable=SC2086
+results_begin "$art" vsock_nested.sh RXKIT_NESTED_TESTS $SETTINGS
 
 # host_out: where the host side's files are (vhost-host's OUT).
 host_out="$art/host"
@@ -126,14 +130,14 @@ host_out="$art/host"
 # protocol port and are split into host_out.
 run_nested()
 {
+	local rc=0
 	"$RXKIT_TOP/tests/mknested" "$l1_o" "$kernel" "$art/initrd.cpio.gz" "$art/env" \
 		"$art/l1.cpio.gz" > "$art/mknested.log" 2>&1 || {
 		sed 's/^/# /' "$art/mknested.log"
 		return 1
 	}
-	_rn=0
 	guest_run -j "$NESTED_TIMEOUT" "$art/l1" "$l1_o/arch/x86/boot/bzImage" \
-		"$art/l1.cpio.gz" nested_l1 "${accel%% *}" -m 3072 || _rn=$?
+		"$art/l1.cpio.gz" nested_l1 "${accel%% *}" -m 3072 || rc=$?
 	mkdir -p "$host_out"
 	tr -d '\r' < "$art/l1/results.log" | awk -v dir="$host_out" '
 		/^RXKIT: file-end/ { if (f) close(f); f = ""; next }
@@ -141,43 +145,45 @@ run_nested()
 		f { sub(/^\| /, ""); print > f }'
 	grep '^RXKIT: \(step\|guest\) ' "$art/l1/results.log" | tr -d '\r' \
 		> "$host_out/steps.log"
-	return "$_rn"
+	return "$rc"
 }
 
 # run_host: this machine is the host.
 run_host()
 {
+	local rc=0
 	mkdir -p "$art/progs"
 	gzip -dc "$art/initrd.cpio.gz" | (cd "$art/progs" &&
 		cpio -id --quiet rxkit/vsock_test rxkit/vsock_diag_test)
 	cp "$art/tools/rxkit/rxkit-vsock" "$art/progs/rxkit/"
 	# shellcheck disable=SC1091
 	. "$art/env"
-	_rh=0
 	# shellcheck disable=SC2046
 	env VH_PROGS="$art/progs/rxkit" VH_CID=$((1000 + $$ % 60000)) \
 		VH_SKIP_VT_CLIENT="$VH_SKIP_VT_CLIENT" VH_SKIP_VT_SERVER="$VH_SKIP_VT_SERVER" \
 		VH_SKIP_DG_CLIENT="$VH_SKIP_DG_CLIENT" VH_SKIP_DG_SERVER="$VH_SKIP_DG_SERVER" \
 		timeout "$NESTED_TIMEOUT" "$RXKIT_TOP/tests/guest/vhost-host" \
 		"$QEMU" "$kernel" "$art/initrd.cpio.gz" "$host_out" \
-		$(qemu_accel_args "$accel") > "$art/host.log" 2>&1 || _rh=$?
+		$(qemu_accel_args "$accel") > "$art/host.log" 2>&1 || rc=$?
 	grep '^RXKIT: \(step\|guest\) ' "$art/host.log" > "$host_out/steps.log" || true
-	return "$_rh"
+	return "$rc"
 }
 
 # host_step NAME: the host side's exit code of step NAME (255: none).
 host_step()
 {
-	_hs=$(awk -v n="$1" '$2 == "step" && $3 == n { print $5 }' "$host_out/steps.log" | tail -n 1)
-	echo "${_hs:-255}"
+	local rc=
+	rc=$(awk -v n="$1" '$2 == "step" && $3 == n { print $5 }' "$host_out/steps.log" | tail -n 1)
+	echo "${rc:-255}"
 }
 
 # guest_step NAME: the guest side's exit code of step NAME (255: none).
 guest_step()
 {
-	_gs=$(tr -d '\r' < "$host_out/guest.results.log" 2>/dev/null |
+	local rc=
+	rc=$(tr -d '\r' < "$host_out/guest.results.log" 2>/dev/null |
 		awk -v n="$1" '$2 == "step" && $3 == n { print $5 }' | tail -n 1)
-	echo "${_gs:-255}"
+	echo "${rc:-255}"
 }
 
 # guest_section NAME: the guest's output of step NAME.
@@ -202,21 +208,22 @@ skip_if_no_run()
 
 test_boot()
 {
+	local l1= got= cid=
 	skip_if_no_run || return $?
 	if [ "$mode" = nested ]; then
-		_l1=$(sed -n 's/^RXKIT: init //p' "$art/l1/results.log" | tr -d '\r')
-		echo "# L1: $_l1, $(grep -a '^RXKIT: l1 vhost-vsock' "$art/l1/results.log" | tr -d '\r')"
+		l1=$(sed -n 's/^RXKIT: init //p' "$art/l1/results.log" | tr -d '\r')
+		echo "# L1: $l1, $(grep -a '^RXKIT: l1 vhost-vsock' "$art/l1/results.log" | tr -d '\r')"
 		guest_cpus L1 "$art/l1/results.log" "$art/l1/serial.log" "$GUEST_SMP" || return "$KSFT_FAIL"
 	fi
-	_got=$(tr -d '\r' < "$host_out/guest.results.log" | sed -n 's/^RXKIT: init //p')
-	_cid=$(tr -d '\r' < "$host_out/guest.results.log" | sed -n 's/^RXKIT: cid //p')
-	echo "# guest: $_got, CID ${_cid:-?} ($BACKEND)"
-	[ "$_got" = "$release" ] || { echo "# uname -r is '$_got', built '$release'"; return "$KSFT_FAIL"; }
+	got=$(tr -d '\r' < "$host_out/guest.results.log" | sed -n 's/^RXKIT: init //p')
+	cid=$(tr -d '\r' < "$host_out/guest.results.log" | sed -n 's/^RXKIT: cid //p')
+	echo "# guest: $got, CID ${cid:-?} ($BACKEND)"
+	[ "$got" = "$release" ] || { echo "# uname -r is '$got', built '$release'"; return "$KSFT_FAIL"; }
 	echo "# guest: $(guest_cpu_count "$host_out/guest.results.log") of $GUEST_SMP vCPUs"
 	guest_cpus guest "$host_out/guest.results.log" "$host_out/guest.serial.log" "$GUEST_SMP" ||
 		return "$KSFT_FAIL"
-	[ "$_cid" = "$GUEST_CID" ] || [ "$mode" = host ] ||
-		{ echo "# guest CID '$_cid', expected $GUEST_CID"; return "$KSFT_FAIL"; }
+	[ "$cid" = "$GUEST_CID" ] || [ "$mode" = host ] ||
+		{ echo "# guest CID '$cid', expected $GUEST_CID"; return "$KSFT_FAIL"; }
 	return "$KSFT_PASS"
 }
 
@@ -224,12 +231,14 @@ test_boot()
 # line says every byte arrived in order.
 stream_test()
 {
+	local h= g= line=
 	skip_if_no_run || return $?
-	_h=$(host_step "$1") _g=$(guest_step "$1")
-	_line=$(grep -h 'rxkit-vsock: recv' "$2" 2>/dev/null | tail -n 1)
-	echo "# $1: host rc $_h, guest rc $_g; ${_line:-no receiver result}"
-	[ "$_h" = 0 ] && [ "$_g" = 0 ] || return "$KSFT_FAIL"
-	case "$_line" in
+	h=$(host_step "$1")
+	g=$(guest_step "$1")
+	line=$(grep -h 'rxkit-vsock: recv' "$2" 2>/dev/null | tail -n 1)
+	echo "# $1: host rc $h, guest rc $g; ${line:-no receiver result}"
+	[ "$h" = 0 ] && [ "$g" = 0 ] || return "$KSFT_FAIL"
+	case "$line" in
 	*result=ok*) return "$KSFT_PASS" ;;
 	*) return "$KSFT_FAIL" ;;
 	esac
@@ -247,12 +256,13 @@ test_host_to_guest()
 # cases as subtests; both ends must exit 0.
 pair_test()
 {
+	local h= g= rc=0
 	skip_if_no_run || return $?
-	_h=$(host_step "$1") _g=$(guest_step "$1")
-	echo "# $1: host side rc $_h, guest side rc $_g"
-	_prc=0
-	[ "$_h" = 0 ] && [ "$_g" = 0 ] || _prc=1
-	vsock_cases "$1" "$3" "$art/tools/rxkit/skip/$2" "$_prc"
+	h=$(host_step "$1")
+	g=$(guest_step "$1")
+	echo "# $1: host side rc $h, guest side rc $g"
+	[ "$h" = 0 ] && [ "$g" = 0 ] || rc=1
+	vsock_cases "$1" "$3" "$art/tools/rxkit/skip/$2" "$rc"
 }
 
 test_vsock_test_vm_client()
@@ -278,31 +288,31 @@ test_vsock_diag_test_vm_server()
 # kernel log of the guest under test, nor in L1's (the vhost side).
 test_kernel_log()
 {
+	local bad=0 k= lines=
 	skip_if_no_run || return $?
 	mkdir -p "$art/l2"
 	cp "$host_out/guest.results.log" "$art/l2/results.log"
 	cp "$host_out/guest.serial.log" "$art/l2/serial.log" 2>/dev/null || : > "$art/l2/serial.log"
-	_bad=0
-	for _k in l2 l1; do
-		[ -d "$art/$_k" ] || continue
-		_lines=$(guest_dmesg_bad "$art/$_k")
-		[ -n "$_lines" ] || continue
-		echo "# $_k kernel log reports problems:"
-		printf '%s\n' "$_lines" | sed 's/^/#   /'
-		_bad=1
+	for k in l2 l1; do
+		[ -d "$art/$k" ] || continue
+		lines=$(guest_dmesg_bad "$art/$k") || return "$KSFT_FAIL"
+		[ -n "$lines" ] || continue
+		echo "# $k kernel log reports problems:"
+		printf '%s\n' "$lines" | sed 's/^/#   /'
+		bad=1
 	done
 	grep -q '^RXKIT: dmesg-end' "$art/l2/results.log" ||
-		{ echo "# the guest's kernel log dump is missing"; _bad=1; }
-	[ "$_bad" = 0 ] || return "$KSFT_FAIL"
+		{ echo "# the guest's kernel log dump is missing"; bad=1; }
+	[ "$bad" = 0 ] || return "$KSFT_FAIL"
 	return "$KSFT_PASS"
 }
 
 echo "# $target/$variant: $release, backend $BACKEND, accelerator $accel, artefacts $art"
 if [ -z "$BACKEND_SKIP" ]; then
-	_t0=$(date +%s)
+	t0=$(date +%s)
 	run_rc=0
 	"run_$mode" || run_rc=$?
-	echo "# guest run ($mode): rc $run_rc, $(($(date +%s) - _t0)) s"
+	echo "# guest run ($mode): rc $run_rc, $(($(date +%s) - t0)) s"
 fi
 # shellcheck disable=SC2086
 { rc=0; run_tests $TESTS || rc=$?; echo "$rc" > "$art/rc"; } | tee "$art/results.ktap"

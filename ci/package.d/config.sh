@@ -1,0 +1,44 @@
+# shellcheck shell=sh
+# SPDX-License-Identifier: GPL-2.0
+# ci/package.d/config.sh, sourced by ci/package: the kernel configuration
+# the packages ship, ci/build's for the flavour (tinyconfig, or --config
+# FILE, + the flavour's fragments), resolved by kconfig's olddefconfig and
+# every requested value checked (kconfig_make of ci/lib.sh).
+#
+# Reads src, stage, target, tree, flavour, flist (the flavour's fragment
+# list), base_config.  Writes $stage/kconfig/.config and
+# $stage/config.requested (the fragments' lines, which the package builds
+# check their configuration against).  Sets dbg (1: debug info, a -dbg
+# package), config_text (the configuration, in words) and guest (1: the
+# guest flavour on tinyconfig, the @GUEST@ lines of the templates).
+# The run's state is shared with ci/package and its other parts:
+# shellcheck disable=SC2034,SC2154
+
+pkg_config()
+{
+	local frags
+	frags=$(flavour_fragments "$flist")
+	# A missing fragment fails before the first line of the run.
+	log "staging folder $stage"
+	# shellcheck disable=SC2086
+	log "$target/$tree: configuration ${base_config:-tinyconfig} + $(echo $frags | wc -w) fragments of $flist"
+	# shellcheck disable=SC2086
+	kconfig_make "$src" "$stage/kconfig" "$base_config" $frags
+	# shellcheck disable=SC2086
+	cat $frags > "$stage/config.requested"
+	dbg=0
+	if config_has 'CONFIG_DEBUG_INFO=y'; then dbg=1; fi
+	if [ -n "$base_config" ]; then
+		config_text="${base_config##*/} with the fragments of kconfig/flavours/$flavour"
+	else
+		config_text="tinyconfig with the fragments of kconfig/flavours/$flavour"
+	fi
+	guest=0
+	[ -n "$base_config" ] || [ "$flavour" != guest ] || guest=1
+}
+
+# config_has LINE: the resolved configuration holds LINE (a whole line).
+config_has()
+{
+	grep -qx "$1" "$stage/kconfig/.config"
+}

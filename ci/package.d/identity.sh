@@ -1,0 +1,67 @@
+# shellcheck shell=sh
+# SPDX-License-Identifier: GPL-2.0
+# ci/package.d/identity.sh, sourced by ci/package: what the packages are
+# called and say about themselves, the same in both formats: the kernel
+# release, the package names and versions, the texts of the changelogs and
+# descriptions, and subst, which fills them into the templates of debian/
+# and rpm/.
+#
+# Reads src, stage, target, tree, series, rev, flavour, tb, topdir, guest,
+# config_text.  Sets kver (the kernel version), lv (the release mark),
+# rel (uname -r), npatch, series_text, maint, deb_version, rpm_name,
+# rpm_version, kit (the kit's version).
+# The run's state is shared with ci/package and its other parts:
+# shellcheck disable=SC2034,SC2154
+
+pkg_identity()
+{
+	kver=$(make -s -C "$src" O="$stage/kconfig" kernelversion) || die "make kernelversion failed"
+	lv=$(release_mark "$tree")
+	rel=$kver$lv
+	case "$rel" in
+	[0-9]*[0-9a-z]) ;;
+	*) die "kernel release '$rel' is no valid package version" ;;
+	esac
+	case "$rel" in
+	*[!a-z0-9.+-]*) die "kernel release '$rel' is no valid Debian package name part" ;;
+	esac
+	if [ "$tree" = patched ]; then
+		npatch=$(series_patches "$series" | wc -l)
+		series_text="Linux $kver with the $npatch patches of the kit's series/$target"
+		[ "$series" = "$RXKIT_TOP/series/$target" ] || series_text="Linux $kver with the $npatch patches of ${series##*/}/"
+	else
+		npatch=0
+		series_text="Linux $kver without the kit's series (A/B baseline)"
+	fi
+	if [ -n "${RXKIT_MAINTAINER:-}" ]; then
+		maint=$RXKIT_MAINTAINER
+	elif [ -n "${DEBEMAIL:-}" ]; then
+		maint="${DEBFULLNAME:-vsock-rxkit} <$DEBEMAIL>"
+	else
+		maint='vsock-rxkit maintainers <maintainers@vsock-rxkit.invalid>'
+	fi
+	case "$maint$series_text$config_text" in
+	*'|'*|*'&'*|*\\*) die "RXKIT_MAINTAINER and file names may not contain '|', '&' or '\\'" ;;
+	esac
+	deb_version=$rel-$rev
+	# The package name stays across series versions: kernel-vsockrx.
+	rpm_name=kernel$(printf '%s\n' "$lv" | sed 's/[0-9]*$//')
+	kit=$(kit_version)
+	rpm_version=$(printf '%s\n' "$kver" | tr - '~')
+}
+
+# subst < TEMPLATE: fill in the @KEY@ fields; @GUEST@ lines only for the
+# guest flavour on tinyconfig.
+subst()
+{
+	local guest_lines
+	if [ "$guest" = 1 ]; then guest_lines='s|^@GUEST@||'; else guest_lines='/^@GUEST@/d'; fi
+	sed -e "$guest_lines" -e "s|@RELEASE@|$rel|g" -e "s|@KVERSION@|$kver|g" \
+		-e "s|@IMAGE@|/boot/vmlinuz-$rel|g" -e "s|@FLAVOUR@|$flavour|g" \
+		-e "s|@TREE@|$tree|g" -e "s|@CONFIG@|$config_text|g" \
+		-e "s|@SERIES@|$series_text|g" -e "s|@MAINTAINER@|$maint|g" \
+		-e "s|@LOCALVERSION@|$lv|g" -e "s|@NAME@|$rpm_name|g" \
+		-e "s|@VERSION@|$rpm_version|g" -e "s|@PKGREL@|$rev|g" \
+		-e "s|@SRCDIR@|$topdir|g" -e "s|@TARBALL@|${tb##*/}|g" \
+		-e "s|@KITVERSION@|$kit|g"
+}

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# Shared by the error-path suites (tests/errors_*.sh, run in order by
+# tests/errors.sh): the command line, the private work folder and cache,
+# and the checks of a failure.  Sourced after tests/lib.sh by a suite that
+# has set ALL_TESTS, TESTS and usage().
+
+# errors_setup VAR [TARGET]: -h prints the usage, --list the suite's tests
+# (for tests/errors.sh); the subset in VAR must be tests of the suite.
+# Sets target (default $RXKIT_TARGET), work (a private folder, removed on
+# exit) and cache (the private cache of the fetch and prepare tests, in
+# work: never the real one).
+# shellcheck disable=SC2034 # target and cache are the suite's
+errors_setup()
+{
+	local var="$1"
+	shift
+	case "${1:-}" in
+	-h|--help) usage; exit 0 ;;
+	--list) echo "$ALL_TESTS"; exit 0 ;;
+	-*) usage >&2; die "unknown option '$1'" ;;
+	esac
+	check_subset "$var"
+	target=${1:-$RXKIT_TARGET}
+	work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-$PROG.XXXXXX")
+	cache="$work/cache"
+	trap errors_cleanup EXIT INT TERM
+}
+
+# errors_cleanup: the small file system of no_space unmounted, work removed.
+errors_cleanup()
+{
+	! mountpoint -q "$work/small" 2>/dev/null || umount "$work/small"
+	rm -rf "$work"
+}
+
+# expect_fail LOG PATTERN CMD...: CMD must fail and say PATTERN (grep -E)
+# on stderr (in LOG; its stdout in LOG.out).
+expect_fail()
+{
+	local log="$1" pat="$2"
+	shift 2
+	if "$@" > "$log.out" 2> "$log"; then
+		echo "# '$*' succeeded; expected a failure"
+		return 1
+	fi
+	if ! grep -q -E "$pat" "$log"; then
+		echo "# '$*' failed without saying /$pat/:"
+		sed 's/^/#   /' "$log"
+		return 1
+	fi
+	sed -n '1,3s/^/#   /p' "$log"
+}
+
+# expect_in FILE PATTERN WHAT: FILE has a line PATTERN (grep) matches, or
+# say what is missing.
+expect_in()
+{
+	grep -q -- "$2" "$1" && return 0
+	echo "# $3"
+	return 1
+}
+
+# fake_tarball SUBLEVEL FILE: FILE, a tiny stand-in kernel tree 7.3.SUBLEVEL:
+# a Makefile with the version and net/file.c, the one file test patches
+# touch.
+fake_tarball()
+{
+	local d="$work/mk.$1"
+	rm -rf "$d"
+	mkdir -p "$d/linux-7.3.$1/net"
+	printf 'VERSION = 7\nPATCHLEVEL = 3\nSUBLEVEL = %s\nEXTRAVERSION =\n' "$1" \
+		> "$d/linux-7.3.$1/Makefile"
+	seq 1 40 | sed 's/^/line /' > "$d/linux-7.3.$1/net/file.c"
+	tar -C "$d" -cJf "$2" "linux-7.3.$1"
+}

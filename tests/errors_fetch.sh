@@ -1,0 +1,281 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/errors_fetch.sh: error paths of ci/fetch, ci/prepare and
+# ci/check-drift: bad input gets a clear error and leaves nothing
+# half-made.  Each test runs the real stage on a small, self-made input in
+# a private cache folder; KTAP on stdout.
+set -eu
+PROG=errors_fetch
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+. "$RXKIT_TOP/tests/errors-lib.sh"
+
+readonly ALL_TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
+archive_drift patch_not_applying patch_with_offset missing_tool no_space drift_report \
+drift_unverified_tarball drift_one_hunk"
+readonly TESTS="${RXKIT_ERRORS_FETCH_TESTS:-$ALL_TESTS}"
+
+usage()
+{
+	cat <<USAGE
+usage: tests/errors_fetch.sh [TARGET]
+
+Error-path tests of fetch, prepare and the drift check (TARGET: unused
+here; tests/errors.sh passes it to every suite):
+$(for t in $ALL_TESTS; do echo "  $t"; done)
+
+Environment: RXKIT_ERRORS_FETCH_TESTS="NAME..." (a subset of the tests
+above; the patch_* tests need local_tarball_drift before them).
+USAGE
+}
+errors_setup RXKIT_ERRORS_FETCH_TESTS "$@"
+
+test_unknown_target()
+{
+	expect_fail "$work/unknown" "unknown target 'nosuch'" \
+		env RXKIT_CACHE="$cache" "$RXKIT_TOP/ci/fetch" nosuch || return "$KSFT_FAIL"
+	expect_fail "$work/unknown2" "invalid target name" \
+		env RXKIT_CACHE="$cache" "$RXKIT_TOP/ci/prepare" ../7.3 || return "$KSFT_FAIL"
+}
+
+test_tampered_tarball()
+{
+	fake_tarball 90 "$work/t.tar.xz"
+	# Not the pinned tarball: refused against the pin of series/7.3/base.
+	expect_fail "$work/tamper" "SHA-256 mismatch" env RXKIT_CACHE="$cache" \
+		"$RXKIT_TOP/ci/fetch" --tarball "$work/t.tar.xz" 7.3 || return "$KSFT_FAIL"
+	[ ! -e "$cache/src/7.3/pristine" ] || { echo "# tree left behind"; return "$KSFT_FAIL"; }
+}
+
+test_truncated_tarball()
+{
+	local sha=
+	fake_tarball 90 "$work/full.tar.xz"
+	sha=$(sha256_of "$work/full.tar.xz")
+	head -c 300 "$work/full.tar.xz" > "$work/trunc.tar.xz"
+	expect_fail "$work/trunc" "SHA-256 mismatch" env RXKIT_CACHE="$cache" \
+		"$RXKIT_TOP/ci/fetch" --tarball "$work/trunc.tar.xz" --sha256 "$sha" 7.3 ||
+		return "$KSFT_FAIL"
+	[ ! -e "$cache/src/7.3/pristine" ] && [ ! -e "$cache/src/7.3/pristine.tmp" ] ||
+		{ echo "# partial tree left behind"; return "$KSFT_FAIL"; }
+}
+
+# Accepted with --sha256, reported loudly as another sublevel than the pin.
+test_local_tarball_drift()
+{
+	local sha=
+	fake_tarball 91 "$work/l.tar.xz"
+	sha=$(sha256_of "$work/l.tar.xz")
+	env RXKIT_CACHE="$cache" "$RXKIT_TOP/ci/fetch" --tarball "$work/l.tar.xz" \
+		--sha256 "$sha" 7.3 > "$work/drift.out" 2>&1 ||
+		{ sed 's/^/#   /' "$work/drift.out"; return "$KSFT_FAIL"; }
+	grep -q 'LOCAL TARBALL IS 7.3.91' "$work/drift.out" &&
+	grep -qx 'drift=yes' "$cache/src/7.3/FETCHED" &&
+	grep -qx 'version=7.3.91' "$cache/src/7.3/FETCHED" || {
+		echo "# drift not reported:"; sed 's/^/#   /' "$work/drift.out" "$cache/src/7.3/FETCHED"
+		return "$KSFT_FAIL"
+	}
+}
+
+# The archive dropped the pinned sublevel: a copy of the kit whose 7.3 pin
+# names a package version the archive does not have fetches the newest of
+# the line instead, says so loudly and records drift=yes.
+test_archive_drift()
+{
+	local kit="$work/kit"
+	mkdir -p "$kit/series/7.3"
+	cp -r "$RXKIT_TOP/ci" "$kit/ci"
+	sed -e 's/^package_version=.*/package_version=7.3.0-1~bpo13+1/' \
+	    -e 's/^deb_sha256=.*/deb_sha256=0000000000000000000000000000000000000000000000000000000000000000/' \
+		"$RXKIT_TOP/series/7.3/base" > "$kit/series/7.3/base"
+	if ! env RXKIT_CACHE="$work/dcache" "$kit/ci/fetch" 7.3 > "$work/adrift.out" 2>&1; then
+		if grep -q 'apt-get update of .* failed' "$work/adrift.out"; then
+			SKIP_REASON="the Debian archive is not reachable"
+			return "$KSFT_SKIP"
+		fi
+		sed 's/^/#   /' "$work/adrift.out"
+		return "$KSFT_FAIL"
+	fi
+	grep 'NO LONGER IN\|INSTEAD' "$work/adrift.out" | sed 's/^/#   /'
+	grep -q 'PINNED linux-source-7.3 7.3.0-1~bpo13+1 IS NO LONGER IN' "$work/adrift.out" &&
+	grep -qx 'drift=yes' "$work/dcache/src/7.3/FETCHED" || {
+		echo "# drift not reported"; sed 's/^/#   /' "$work/adrift.out"
+		return "$KSFT_FAIL"
+	}
+	echo "# fetched $(sed -n 's/^source=//p' "$work/dcache/src/7.3/FETCHED")"
+	rm -rf "$work/dcache" "$kit"
+}
+
+# series_of NAME SEDEXPR: a one-patch series against the fake tree's file.c.
+series_of()
+{
+	local s="$work/series.$1"
+	mkdir -p "$s/a/net" "$s/b/net"
+	cp "$cache/src/7.3/pristine/net/file.c" "$s/a/net/file.c"
+	sed "$2" "$s/a/net/file.c" > "$s/b/net/file.c"
+	(cd "$s" && diff -u a/net/file.c b/net/file.c > 0001-test.patch) || true
+	echo 0001-test.patch > "$s/series"
+	printf '%s\n' "$s"
+}
+
+test_patch_not_applying()
+{
+	local s=
+	[ -d "$cache/src/7.3/pristine" ] || { SKIP_REASON="needs local_tarball_drift"; return "$KSFT_SKIP"; }
+	s=$(series_of broken 's/^line 20$/line twenty/')
+	sed -i 's/^ line 19$/ line nineteen/' "$s/0001-test.patch"
+	expect_fail "$work/noapply" "does not apply|FAILED" env RXKIT_CACHE="$cache" \
+		"$RXKIT_TOP/ci/prepare" --series "$s" 7.3 || return "$KSFT_FAIL"
+	[ ! -e "$cache/src/7.3/patched" ] && [ ! -e "$cache/src/7.3/patched.tmp" ] ||
+		{ echo "# half-patched tree left behind"; return "$KSFT_FAIL"; }
+}
+
+test_patch_with_offset()
+{
+	local s=
+	[ -d "$cache/src/7.3/pristine" ] || { SKIP_REASON="needs local_tarball_drift"; return "$KSFT_SKIP"; }
+	s=$(series_of offset 's/^line 20$/line twenty/')
+	# Move the hunk header 3 lines away: patch would apply it with offset.
+	sed -i 's/^@@ -17,7 +17,7 @@$/@@ -14,7 +14,7 @@/' "$s/0001-test.patch"
+	grep -q '^@@ -14,7 +14,7 @@$' "$s/0001-test.patch" || { echo "# fixture broken"; return "$KSFT_FAIL"; }
+	expect_fail "$work/offset" "offsets or fuzz" env RXKIT_CACHE="$cache" \
+		"$RXKIT_TOP/ci/prepare" --series "$s" 7.3 || return "$KSFT_FAIL"
+	[ ! -e "$cache/src/7.3/patched" ] || { echo "# tree left behind"; return "$KSFT_FAIL"; }
+}
+
+test_missing_tool()
+{
+	local d= f= n=
+	# A PATH with everything but quilt.
+	mkdir -p "$work/bin"
+	for d in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do
+		for f in "$d"/*; do
+			n=${f##*/}
+			[ "$n" = quilt ] || [ -e "$work/bin/$n" ] || ln -s "$f" "$work/bin/$n"
+		done
+	done
+	expect_fail "$work/tool" "install the Debian package 'quilt'" env PATH="$work/bin" \
+		RXKIT_CACHE="$cache" "$RXKIT_TOP/ci/prepare" 7.3 || return "$KSFT_FAIL"
+}
+
+test_no_space()
+{
+	local sha=
+	if [ "$(id -u)" != 0 ]; then
+		SKIP_REASON="needs root to mount a small tmpfs"
+		return "$KSFT_SKIP"
+	fi
+	mkdir -p "$work/small"
+	mount -t tmpfs -o size=2m rxkit-small "$work/small" ||
+		{ SKIP_REASON="cannot mount tmpfs here"; return "$KSFT_SKIP"; }
+	# 8 MiB of incompressible data in a tarball that fits, a tree that does not.
+	mkdir -p "$work/big/linux-7.3.92"
+	printf 'VERSION = 7\nPATCHLEVEL = 3\nSUBLEVEL = 92\n' > "$work/big/linux-7.3.92/Makefile"
+	head -c 8388608 /dev/zero > "$work/big/linux-7.3.92/blob"
+	tar -C "$work/big" -cJf "$work/big.tar.xz" linux-7.3.92
+	sha=$(sha256_of "$work/big.tar.xz")
+	expect_fail "$work/space" "no space left" env RXKIT_CACHE="$work/small" \
+		RXKIT_MIN_FREE_MB=1 "$RXKIT_TOP/ci/fetch" --tarball "$work/big.tar.xz" \
+		--sha256 "$sha" 7.3 || return "$KSFT_FAIL"
+	[ ! -e "$work/small/src/7.3/pristine.tmp" ] && [ ! -e "$work/small/src/7.3/pristine" ] ||
+		{ echo "# partial tree left on the full file system"; return "$KSFT_FAIL"; }
+	# And the up-front check: a file system below the threshold is refused.
+	expect_fail "$work/space2" "no space left" env RXKIT_CACHE="$work/small" \
+		"$RXKIT_TOP/ci/fetch" --tarball "$work/big.tar.xz" --sha256 "$sha" 7.3 ||
+		return "$KSFT_FAIL"
+}
+
+# ci/check-drift on a tree that moved: the vsock files of the pinned 7.3
+# tree with three lines more at the top of virtio_transport_common.c and
+# vsock_check_source() gone from af_vsock.h must report offsets and the
+# fix that disappeared, and exit 1; the series and the cache stay as they were.
+test_drift_report()
+{
+	local pr= d="$work/drift/linux-7.3.99" f= before= rc=0
+	pr="$(src_root 7.3)/pristine"
+	[ -d "$pr" ] || { SKIP_REASON="no fetched 7.3 tree (ci/fetch 7.3)"; return "$KSFT_SKIP"; }
+	mkdir -p "$d"
+	printf 'VERSION = 7\nPATCHLEVEL = 3\nSUBLEVEL = 99\nEXTRAVERSION =\n' > "$d/Makefile"
+	for f in include/linux/virtio_vsock.h include/net/af_vsock.h \
+		 net/vmw_vsock/af_vsock.c net/vmw_vsock/virtio_transport.c \
+		 net/vmw_vsock/virtio_transport_common.c net/vmw_vsock/vsock_bpf.c; do
+		mkdir -p "$d/${f%/*}"
+		cp "$pr/$f" "$d/$f"
+	done
+	sed -i '1i /* moved */\n/* by */\n/* three */' "$d/net/vmw_vsock/virtio_transport_common.c"
+	sed -i 's/vsock_check_source/vsock_check_src_gone/' "$d/include/net/af_vsock.h"
+	tar -C "$work/drift" -cJf "$work/drift.tar.xz" linux-7.3.99
+	before=$(cat "$RXKIT_TOP"/series/7.3/* | sha256sum)
+	"$RXKIT_TOP/ci/check-drift" --tarball "$work/drift.tar.xz" \
+		--sha256 "$(sha256_of "$work/drift.tar.xz")" 7.3 > "$work/drift.out" 2>&1 || rc=$?
+	sed 's/^/#   /' "$work/drift.out"
+	[ "$rc" = 1 ] || { echo "# exit $rc, expected 1 (drift)"; return "$KSFT_FAIL"; }
+	grep -q '0001-.* 0 failed, [1-9][0-9]* offset' "$work/drift.out" &&
+	expect_in "$work/drift.out" 'NOW ABSENT: vsock/virtio: validate packet source' "offsets or the missing fix not reported" || return "$KSFT_FAIL"
+	[ "$(cat "$RXKIT_TOP"/series/7.3/* | sha256sum)" = "$before" ] ||
+		{ echo "# series/7.3 changed"; return "$KSFT_FAIL"; }
+}
+
+# ci/check-drift on a tarball of another sublevel without --sha256: still
+# refused (it cannot be verified), with what to give instead; nothing is
+# fetched.
+test_drift_unverified_tarball()
+{
+	local rc=0
+	fake_tarball 94 "$work/u.tar.xz"
+	"$RXKIT_TOP/ci/check-drift" --tarball "$work/u.tar.xz" 7.3 > "$work/unverified.out" \
+		2> "$work/unverified" || rc=$?
+	sed 's/^/#   /' "$work/unverified"
+	[ "$rc" = 2 ] || { echo "# exit $rc, expected 2 (the check cannot run)"; return "$KSFT_FAIL"; }
+	grep -q 'not the pinned tarball of 7.3' "$work/unverified" &&
+	grep -q 'pass --sha256 SUM' "$work/unverified" &&
+	expect_in "$work/unverified" 'check-drift --newest 7.3' "the message does not say to pass --sha256 or use the archive" || return "$KSFT_FAIL"
+	! grep -q 'checking series' "$work/unverified.out" ||
+		{ echo "# an unverified tree was checked"; return "$KSFT_FAIL"; }
+}
+
+# ci/check-drift counts each failed hunk once, and tries every patch: a
+# copy of the kit whose 7.3 is pinned to a small tree, with a series of
+# three patches: two hunks of which one fails, one that applies with an
+# offset (after a forced push: quilt tries it only once the first is
+# refreshed), one to a file the tree does not have.  The pinned tarball
+# needs no --sha256.
+test_drift_one_hunk()
+{
+	local kit="$work/hkit" s="$work/hkit/series/7.3" h="$work/hunk" rc=0
+	rm -rf "$kit"
+	mkdir -p "$s" "$h/a/net" "$h/b/net"
+	cp -r "$RXKIT_TOP/ci" "$kit/ci"
+	fake_tarball 93 "$work/hunk.tar.xz"
+	tar -C "$h" -xJf "$work/hunk.tar.xz"
+	printf 'target=7.3\nversion=7.3.93\nkind=deb\nsha256=%s\n' \
+		"$(sha256_of "$work/hunk.tar.xz")" > "$s/base"
+	printf 'net/file.c\tline 7\ttest: line 7 present\n' > "$kit/series/fixes"
+	printf 'present\ttest: line 7 present\n' > "$s/fixes"
+	cp "$h/linux-7.3.93/net/file.c" "$h/a/net/file.c"
+	sed -e 's/^line 5$/line five/' -e 's/^line 30$/line thirty/' \
+		"$h/a/net/file.c" > "$h/b/net/file.c"
+	# The second hunk removes a line the tree does not have.
+	(cd "$h" && diff -u a/net/file.c b/net/file.c) |
+		sed 's/^-line 30$/-line 30 (elsewhere)/' > "$s/0001-two-hunks.patch"
+	grep -c '^@@ ' "$s/0001-two-hunks.patch" | grep -qx 2 ||
+		{ echo "# fixture broken: not two hunks"; return "$KSFT_FAIL"; }
+	# Made against the file less its first three lines: an offset of 3.
+	sed '1,3d' "$h/linux-7.3.93/net/file.c" > "$h/a/net/file.c"
+	sed 's/^line 12$/line twelve/' "$h/a/net/file.c" > "$h/b/net/file.c"
+	(cd "$h" && diff -u a/net/file.c b/net/file.c) > "$s/0002-offset.patch"
+	printf -- '--- a/net/gone.c\n+++ b/net/gone.c\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n' \
+		> "$s/0003-gone-file.patch"
+	printf '%s\n' 0001-two-hunks.patch 0002-offset.patch 0003-gone-file.patch > "$s/series"
+	RXKIT_CACHE="$work/hcache" "$kit/ci/check-drift" --tarball "$work/hunk.tar.xz" 7.3 \
+		> "$work/hunk.out" 2>&1 || rc=$?
+	sed 's/^/#   /' "$work/hunk.out"
+	[ "$rc" = 1 ] || { echo "# exit $rc, expected 1 (drift)"; return "$KSFT_FAIL"; }
+	expect_in "$work/hunk.out" '0001-two-hunks.patch  *1 failed, 0 offset, 0 fuzz$' "one failed hunk not reported as '1 failed'" || return "$KSFT_FAIL"
+	expect_in "$work/hunk.out" '0002-offset.patch  *0 failed, 1 offset, 0 fuzz$' "the patch after the failed one was not tried" || return "$KSFT_FAIL"
+	expect_in "$work/hunk.out" '0003-gone-file.patch  *1 failed,' "a patch to a missing file not reported as failed" || return "$KSFT_FAIL"
+	rm -rf "$kit" "$work/hcache"
+}
+
+# shellcheck disable=SC2086
+run_tests $TESTS

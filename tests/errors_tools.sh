@@ -1,0 +1,163 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/errors_tools.sh: the kit's checking tools find what they are there
+# to find: the A/B verdict a regression, ci/summary stale results, the
+# commands check an unpackaged command, the clean-root test the package a
+# failed stage lacked.  Each runs on self-made input in a private folder;
+# KTAP on stdout.
+set -eu
+PROG=errors_tools
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+. "$RXKIT_TOP/tests/errors-lib.sh"
+
+readonly ALL_TESTS="ab_regression summary_stale commands_unpackaged cleanroot_scan"
+readonly TESTS="${RXKIT_ERRORS_TOOLS_TESTS:-$ALL_TESTS}"
+
+usage()
+{
+	cat <<USAGE
+usage: tests/errors_tools.sh [TARGET]
+
+Error-path tests of the A/B verdict, ci/summary, tests/commands.sh and
+tests/cleanroot.sh (TARGET, default $RXKIT_TARGET: the kernel summary_stale
+dates results against):
+$(for t in $ALL_TESTS; do echo "  $t"; done)
+
+Environment: RXKIT_ERRORS_TOOLS_TESTS="NAME..." (a subset of the tests above).
+USAGE
+}
+errors_setup RXKIT_ERRORS_TOOLS_TESTS "$@"
+
+# ab_json FILE CASE-ONE CASE-TWO: the results.json of a suite "s" whose
+# tests boot and job pass, job with the cases "case one", "case (two)"
+# (their statuses, and a skip reason or "") and "case three" (skipped).
+ab_json()
+{
+	local c1="{\"name\": \"case one\", $2}" c2="{\"name\": \"case (two)\", $3}"
+	printf '{"suite": "s", "tests": [%s, %s%s, %s, %s]}]}\n' \
+		'{"name": "boot", "status": "pass", "seconds": 1}' \
+		'{"name": "job", "status": "pass", "seconds": 1, "cases": [' "$c1" "$c2" \
+		'{"name": "case three", "status": "skip", "reason": "reason"}' > "$1"
+}
+
+# tests/ab-verdict: a case that passes on baseline and fails, skips or is
+# missing patched is a regression; a suite without patched results fails;
+# identical results pass.
+test_ab_regression()
+{
+	local a="$work/ab/7.3" rc=0
+	mkdir -p "$a/baseline/s" "$a/patched/s"
+	ab_json "$a/baseline/s/results.json" '"status": "pass"' '"status": "pass"'
+	cp "$a/baseline/s/results.json" "$a/patched/s/results.json"
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 ||
+		{ sed 's/^/#   /' "$work/ab.out"; echo "# identical results: not a pass"; return "$KSFT_FAIL"; }
+	ab_json "$a/patched/s/results.json" '"status": "skip", "reason": "now"' '"status": "fail"'
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
+	sed 's/^/#   /' "$work/ab.out"
+	[ "$rc" = 1 ] &&
+	grep -q "^REGRESSION s/job: 'case one' passes on baseline" "$work/ab.out" &&
+	grep -q "^REGRESSION s/job: 'case (two)' passes on baseline" "$work/ab.out" &&
+	! grep -q "case three" "$work/ab.out" ||
+		{ echo "# regressions not reported as expected (exit $rc)"; return "$KSFT_FAIL"; }
+	rm -r "$a/patched/s"
+	rc=0
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
+	sed 's/^/#   /' "$work/ab.out"
+	[ "$rc" = 1 ] && expect_in "$work/ab.out" '^MISSING s:' "a missing patched suite was not a failure (exit $rc)" || return "$KSFT_FAIL"
+}
+
+# ci/summary reports results older than the kernel they claim as stale,
+# with the command that reruns their suite, and fails, instead of passing
+# them on.
+test_summary_stale()
+{
+	local b= o="$work/summary-out"
+	b="$(src_root "$target")/patched/o-guest/arch/x86/boot/bzImage"
+	[ -f "$b" ] || { SKIP_REASON="no built $target kernel (ci/build $target)"; return "$KSFT_SKIP"; }
+	mkdir -p "$o/$target/patched/loopback"
+	printf '%s\n' '{"suite": "vsock_loopback.sh", "accelerator": "tcg", "tests": [' \
+		'{"name": "boot_release", "status": "pass", "seconds": 1}]}' \
+		> "$o/$target/patched/loopback/results.json"
+	printf 'exec tests/vsock_loopback.sh --tree patched %s\n' "$target" \
+		> "$o/$target/patched/loopback/reproducer.sh"
+	touch -r "$b" -d '-1 hour' "$o/$target/patched/loopback/results.json"
+	if RXKIT_OUT="$o" "$RXKIT_TOP/ci/summary" "$target" > "$work/summary.out" 2>&1; then
+		echo "# ci/summary passed stale results"
+		return "$KSFT_FAIL"
+	fi
+	grep -q '^  loopback: stale: results older than the patched kernel (rerun its suite: tests/vsock_loopback.sh ' "$work/summary.out" ||
+		{ echo "# no stale mark:"; sed 's/^/#   /' "$work/summary.out"; return "$KSFT_FAIL"; }
+	sed -n '/loopback: stale/s/^/#   /p' "$work/summary.out"
+}
+
+# The commands_packaged test of tests/commands.sh fails on a script that
+# runs a command of a package ci/deps does not install, and names the
+# package: a script running rsync, checked against the ci/deps list less
+# rsync (rsync, priority optional, is there for the kernel's
+# headers_install).  A name that is no command and a stale ignore entry
+# fail it too.
+test_commands_unpackaged()
+{
+	local c="$work/cmds" rc=0
+	command -v rsync >/dev/null 2>&1 ||
+		{ SKIP_REASON="rsync not installed (make deps)"; return "$KSFT_SKIP"; }
+	case "$(dpkg-query -W -f='${Priority}' rsync 2>/dev/null)" in
+	required|important) SKIP_REASON="rsync has priority required/important here"; return "$KSFT_SKIP" ;;
+	esac
+	mkdir -p "$c"
+	# shellcheck disable=SC2016 # the script's own $1 and $2
+	printf '#!/bin/sh\nrsync -a "$1/" "$2/"\nrxkit-no-such-tool --version\n' > "$c/inject.sh"
+	"$RXKIT_TOP/ci/deps" --list | grep -v '^rsync ' > "$c/deps"
+	{ cat "$RXKIT_TOP/tests/commands.ignore"; echo 'rxkit-gone-tool stale on purpose'; } \
+		> "$c/ignore"
+	RXKIT_COMMANDS_TESTS=commands_packaged RXKIT_COMMANDS_EXTRA="$c/inject.sh" \
+	RXKIT_DEPS_LIST="$c/deps" RXKIT_COMMANDS_IGNORE="$c/ignore" \
+		"$RXKIT_TOP/tests/commands.sh" > "$work/cmds.ktap" 2>&1 || rc=$?
+	grep '^not ok\|^ok\|# not ok: \|stale' "$work/cmds.ktap" | sed 's/^/#   /'
+	if grep -q '^ok 1 commands_packaged # SKIP' "$work/cmds.ktap"; then
+		SKIP_REASON=$(sed -n 's/^ok 1 commands_packaged # SKIP //p' "$work/cmds.ktap")
+		return "$KSFT_SKIP"
+	fi
+	[ "$rc" != 0 ] && expect_in "$work/cmds.ktap" '^not ok 1 commands_packaged$' "the check passed (exit $rc)" || return "$KSFT_FAIL"
+	# The scripts that run it: the injected one, and the kit's own (ci/build).
+	grep -q "^# not ok: rsync: .*(rsync), run by $c/inject.sh[,:].*add \"rsync  $c/inject.sh[^\"]*\" to ci/deps$" "$work/cmds.ktap" ||
+		{ echo "# rsync and its package not named"; return "$KSFT_FAIL"; }
+	expect_in "$work/cmds.ktap" "^# not ok: rxkit-no-such-tool: not a command on this machine (run by $c/inject.sh)" "the unknown command not reported" || return "$KSFT_FAIL"
+	expect_in "$work/cmds.ktap" "stale entry 'rxkit-gone-tool'" "the stale ignore entry not reported" || return "$KSFT_FAIL"
+	# With ci/deps as it is, rsync is allowed.
+	RXKIT_COMMANDS_TESTS=commands_packaged RXKIT_COMMANDS_EXTRA="$c/inject.sh" \
+		"$RXKIT_TOP/tests/commands.sh" > "$work/cmds2.ktap" 2>&1 || :
+	grep -q '^# rsync: .*(rsync): in ci/deps$' "$work/cmds2.ktap" ||
+		{ echo "# rsync not accepted through ci/deps:"; grep rsync "$work/cmds2.ktap" | sed 's/^/#   /'; return "$KSFT_FAIL"; }
+}
+
+# The clean-root test's diagnosis of a failed stage: each way a missing
+# command shows in a log (the shell's, make's, env's, need's) is named with
+# the package that provides it here.
+test_cleanroot_scan()
+{
+	local tp=
+	cat > "$work/scan.log" <<'LOG'
+  HDRINST usr/include/linux/vm_sockets.h
+/bin/sh: 1: rsync: not found
+make[2]: *** [Makefile:1536: headers_install] Error 127
+tests/mkinitramfs: line 9: cpio: command not found
+make[1]: gzip: No such file or directory
+env: 'qemu-system-x86_64': No such file or directory
+build: error: 'bison' not found; install the Debian package 'bison' (make deps)
+package: | dpkg-checkbuilddeps: error: Unmet build dependencies: build-essential:native debhelper-compat (= 13)
+LOG
+	"$RXKIT_TOP/tests/cleanroot.sh" --scan "$work/scan.log" > "$work/scan.out" 2>&1 ||
+		{ sed 's/^/# /' "$work/scan.out"; return "$KSFT_FAIL"; }
+	cat "$work/scan.out"
+	expect_in "$work/scan.out" "build dependency 'build-essential'; Debian package: build-essential;" "the unmet build dependency build-essential not named" || return "$KSFT_FAIL"
+	for tp in rsync:rsync cpio:cpio gzip:gzip qemu-system-x86_64:qemu-system-x86 bison:bison; do
+		grep -q "not in the clean root: '${tp%%:*}'; Debian package: ${tp#*:};" "$work/scan.out" ||
+			{ echo "# ${tp%%:*} (package ${tp#*:}) not named"; return "$KSFT_FAIL"; }
+	done
+	[ "$(wc -l < "$work/scan.out")" = 7 ] || { echo "# expected 7 missing packages"; return "$KSFT_FAIL"; }
+}
+
+# shellcheck disable=SC2086
+run_tests $TESTS

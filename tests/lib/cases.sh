@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# The cases of the kernel's vsock test programs: their output as KTAP
+# subtests, the per-job skip lists (tests/guest/skip/) and the known
+# defects of a backend (tests/data/backend-defects) that skip a test.
+# Sourced by tests/lib.sh.
+
+readonly BACKEND_DEFECTS="$RXKIT_TOP/tests/data/backend-defects"
+
+# ktap_from_vsock_test LOG [SKIPLIST]: the per-case lines of vsock_test /
+# vsock_diag_test ("N - name...ok", where a case may print diagnostics
+# between its name and its verdict) as indented KTAP subtests.  A case
+# without a verdict (the program died in it) is "not ok".
+ktap_from_vsock_test()
+{
+	tr -d '\r' < "$1" | grep -v '^server: ' | awk -v skiplist="${2:-/dev/null}" '
+		BEGIN {
+			while ((getline l < skiplist) > 0) {
+				if (l ~ /^#/ || l !~ /[^ ]/) continue
+				id = l; sub(/ .*/, "", id); r = l; sub(/^[^ ]* /, "", r)
+				why[id] = r
+			}
+		}
+		function close_case(verdict) {
+			if (!open) return
+			if (verdict == "ok") res[n] = "ok " n " " name
+			else if (verdict == "skipped") res[n] = "ok " n " " name " # SKIP " ((n - 1) in why ? why[n - 1] : "skipped by the test itself")
+			else res[n] = "not ok " n " " name
+			open = 0
+		}
+		/^[0-9]+ - / {
+			close_case("")
+			n++; open = 1
+			line = $0
+			sub(/^[0-9]+ - /, "", line)
+			name = line; sub(/\.\.\..*$/, "", name)
+			rest = line; sub(/^[^.]*(\.[^.]+)*\.\.\./, "", rest)
+			if (index(line, "...") && rest ~ /(^|\.\.\.)ok$/) close_case("ok")
+			else if (index(line, "...") && rest ~ /skipped$/) close_case("skipped")
+			else if (index(line, "...") && rest != "") note[n] = note[n] "    # " rest "\n"
+			next
+		}
+		open && /^(ok|skipped)$/ { close_case($0); next }
+		open && /ok$/ && !/^RXKIT:/ { note[n] = note[n] "    # " substr($0, 1, length($0) - 2) "\n"; close_case("ok"); next }
+		open && !/^RXKIT:/ { note[n] = note[n] "    # " $0 "\n"; next }
+		END {
+			close_case("")
+			print "    1.." n
+			for (i = 1; i <= n; i++) printf "%s    %s\n", note[i], res[i]
+		}'
+}
+
+# vsock_cases NAME LOG SKIPLIST RC: the cases of one vsock_test-style
+# client run (LOG: its output) as KTAP subtests, also in ART/NAME/cases.ktap
+# ($art); returns the KSFT code: RC (the run's own verdict) unless no case
+# ran at all, which fails.
+vsock_cases()
+{
+	local ktap="$art/$1/cases.ktap" ok=0 skipped=0 bad=0
+	mkdir -p "$art/$1"
+	ktap_from_vsock_test "$2" "$3" | tee "$ktap"
+	ok=$(grep '^    ok ' "$ktap" | grep -vc '# SKIP' || true)
+	skipped=$(grep -c '^    ok .*# SKIP' "$ktap" || true)
+	bad=$(grep -c '^    not ok ' "$ktap" || true)
+	echo "# $1: $ok cases passed, $bad failed, $skipped skipped"
+	if [ "$4" = 0 ] && [ "$ok" -eq 0 ]; then
+		echo "# $1: no test case ran"
+		return "$KSFT_FAIL"
+	fi
+	[ "$4" = 0 ] || return "$KSFT_FAIL"
+	[ "$bad" -eq 0 ] || return "$KSFT_FAIL"
+	return "$KSFT_PASS"
+}
+
+# skip_list JOB TARGET [FLAVOUR]: the skip list of JOB, "ID REASON" lines:
+# tests/guest/skip/JOB (every target), JOB.TARGET (test ids differ between
+# trees) and JOB.TARGET.FLAVOUR (e.g. the slower debug kernels).
+skip_list()
+{
+	local f=
+	for f in "$1" "$1.$2" "$1.$2.${3:-guest}"; do
+		f="$RXKIT_TOP/tests/guest/skip/$f"
+		[ ! -f "$f" ] || grep -v '^#' "$f" | grep '[^ ]' || true
+	done
+}
+
+# skip_files ART TARGET FLAVOUR JOB...: ART/tools/rxkit/skip/JOB for each
+# JOB (skip_list), which tools_initrd packs over the initramfs's own.
+skip_files()
+{
+	local art="$1" target="$2" flavour="$3" job=
+	shift 3
+	mkdir -p "$art/tools/rxkit/skip"
+	for job in "$@"; do
+		skip_list "$job" "$target" "$flavour" > "$art/tools/rxkit/skip/$job"
+	done
+}
+
+# version_in VERSION RANGE: VERSION (empty: unknown, taken as 0) is in
+# RANGE: '*', or comma-separated conditions OP VERSION, OP one of <= < >=
+# > = (sort -V order), all of which hold.
+version_in()
+{
+	local v="${1:-0}" cond= op= w= lo=
+	[ "$2" = '*' ] && return 0
+	for cond in $(printf '%s\n' "$2" | tr ',' ' '); do
+		case "$cond" in
+		'<='*|'>='*) op=$(printf '%.2s' "$cond"); w=${cond#??} ;;
+		'<'*|'>'*|'='*) op=$(printf '%.1s' "$cond"); w=${cond#?} ;;
+		*) die "$BACKEND_DEFECTS: bad version condition '$cond'" ;;
+		esac
+		lo=$(printf '%s\n%s\n' "$v" "$w" | sort -V | head -n 1)
+		case "$op" in
+		'<=') [ "$lo" = "$v" ] ;;
+		'<') [ "$lo" = "$v" ] && [ "$v" != "$w" ] ;;
+		'>=') [ "$lo" = "$w" ] ;;
+		'>') [ "$lo" = "$w" ] && [ "$v" != "$w" ] ;;
+		'=') [ "$v" = "$w" ] ;;
+		esac || return 1
+	done
+}
+
+# backend_defect BACKEND VERSION TEST: the reason of the known defect of
+# BACKEND at VERSION that TEST runs into (tests/data/backend-defects), or
+# nothing.
+backend_defect()
+{
+	local b= t= range= why=
+	while read -r b t range why; do
+		case "$b" in
+		''|'#'*) continue ;;
+		esac
+		[ "$b" = "$1" ] && [ "$t" = "$3" ] || continue
+		version_in "$2" "$range" || continue
+		printf '%s\n' "$why"
+		return 0
+	done < "$BACKEND_DEFECTS"
+}

@@ -1,0 +1,144 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/packages_build.sh: the package build of ci/package.  KTAP on stdout;
+# exit 0 (all passed or skipped), 1 (a failure).
+#
+# ci/package makes the Debian source package (dpkg-source) and the spec,
+# and builds both from source through ci/build's ccache: the compiles are
+# ccache hits, and the packaged kernel is ci/build's image byte for byte.
+# The source packages hold the pinned tarball and the series as they are,
+# and two package builds are identical.  The packages this suite builds
+# are those the Debian and RPM suites (tests/packages_deb.sh,
+# tests/packages_rpm.sh) install, when they are newer than the kernel.
+set -eu
+PROG=packages_build
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+. "$RXKIT_TOP/tests/packages-lib.sh"
+
+readonly ALL_TESTS="build source ccache reproducible"
+readonly TESTS="${RXKIT_PACKAGE_BUILD_TESTS:-$ALL_TESTS}"
+
+usage()
+{
+	cat <<USAGE
+usage: tests/packages_build.sh [--list] [TARGET]
+
+The package build of the patched guest kernel of TARGET (default:
+$RXKIT_TARGET; ci/build must have built it):
+$(for t in $ALL_TESTS; do echo "  $t"; done)
+Packages and source packages: \$RXKIT_OUT/TARGET/{packages,source}/
+Artefacts (build logs): \$RXKIT_OUT/TARGET/packages-test/
+--list: the test names, one a line.
+Environment: RXKIT_PACKAGE_BUILD_TESTS="NAME..." (a subset; they run in the
+  order above), RXKIT_PKG_TMP (ci/package's staging folder).
+USAGE
+}
+
+pkg_setup RXKIT_PACKAGE_BUILD_TESTS "$@"
+pkg_need_kernel
+pkg_art_clean "package-1-${RXKIT_OUT##*/}.log" package-1-out2.log
+
+# The packages of make run, built from source and linted, in
+# $RXKIT_OUT/TARGET/{source,packages}: always built here, whatever an
+# earlier run left there.
+test_build()
+{
+	local t0 f l
+	t0=$(date +%s)
+	pkg_build || return "$KSFT_FAIL"
+	for f in "$deb" "$hdeb" "$rpmf" "$drpm"; do
+		echo "# ${f##*/}: $(( $(wc -c < "$f") / 1024 )) KiB"
+	done
+	l="$art/package-1-${RXKIT_OUT##*/}.log"
+	sed -n 's/^[a-z]*: ccache/# ccache/p' "$l"
+	echo "# built from source and linted in $(( $(date +%s) - t0 )) s (log: $l)"
+	# The kernel ci/build built and the guest tests booted is the packaged one.
+	grep -q "the packaged kernel image is ci/build's .*, byte for byte" "$l" ||
+		{ echo "# ci/package did not compare the packaged image with ci/build's"; return "$KSFT_FAIL"; }
+	echo "# the packaged vmlinuz is ci/build's bzImage, byte for byte"
+}
+
+# The source packages: the pinned tarball as it is, the series as it is.
+test_source()
+{
+	local s dsc fsha rc=0 x p spec src0
+	need_packages || return $?
+	s="$RXKIT_OUT/$target/source"
+	dsc="$s/linux-rxkit_$rel-1.dsc"
+	fsha=$(sed -n 's/^sha256=//p' "$(src_root "$target")/FETCHED")
+	[ -f "$dsc" ] || { echo "# no ${dsc##*/}"; return "$KSFT_FAIL"; }
+	grep -q "^ $fsha [0-9]* linux-rxkit_$rel.orig.tar.xz\$" "$dsc" ||
+		{ echo "# ${dsc##*/} does not name the pinned tarball (SHA-256 $fsha)"; rc=1; }
+	grep -qx 'Format: 3.0 (quilt)' "$dsc" || { echo "# ${dsc##*/} is not 3.0 (quilt)"; rc=1; }
+	x="$work/dsc-debian"
+	rm -rf "$x"
+	mkdir -p "$x"
+	tar -xf "$s/linux-rxkit_$rel-1.debian.tar.xz" -C "$x"
+	series_patches "$RXKIT_TOP/series/$target" > "$work/series.want"
+	cmp -s "$work/series.want" "$x/debian/patches/series" ||
+		{ echo "# debian/patches/series is not series/$target/series"; rc=1; }
+	for p in $(cat "$work/series.want"); do
+		cmp -s "$RXKIT_TOP/series/$target/$p" "$x/debian/patches/$p" || { echo "# debian/patches/$p differs"; rc=1; }
+		cmp -s "$RXKIT_TOP/series/$target/$p" "$s/rpm/SOURCES/$p" || { echo "# rpm SOURCES/$p differs"; rc=1; }
+	done
+	spec="$s/rpm/$rpm_name.spec"
+	[ "$(grep -c '^Patch[0-9]*:' "$spec")" = "$(wc -l < "$work/series.want")" ] ||
+		{ echo "# ${spec##*/} lists $(grep -c '^Patch[0-9]*:' "$spec") patches"; rc=1; }
+	src0=$(sed -n 's/^Source0:[[:space:]]*//p' "$spec")
+	[ "$(sha256_of "$s/rpm/SOURCES/$src0")" = "$fsha" ] ||
+		{ echo "# Source0 $src0 is not the pinned tarball"; rc=1; }
+	echo "# ${dsc##*/}: orig = pinned tarball, debian/patches = series/$target ($(wc -l < "$work/series.want") patches); ${spec##*/}: Source0 $src0"
+	return "$rc"
+}
+
+# One compile, not three: each package build got ci/build's compiles from
+# ccache (ci/package counts them per build from ccache's stats log; the
+# calls ccache never caches, compiler probes and links, are apart).
+test_ccache()
+{
+	local c rc=0 l
+	need_packages || return $?
+	c="$RXKIT_OUT/$target/packages/ccache.txt"
+	[ "$(grep -c '^ccache: ' "$c" 2>/dev/null)" = 2 ] || { echo "# no ccache counts of two builds in $c"; return "$KSFT_FAIL"; }
+	while read -r l; do
+		echo "# $l"
+		# shellcheck disable=SC2046
+		set -- $(echo "$l" | sed 's/^ccache: \([0-9]*\) hits, \([0-9]*\) misses.*/\1 \2/')
+		# Near 100 %: at most 3 % of the cacheable compiles miss (the
+		# files that missed are listed in ccache.txt).
+		[ "$1" -gt 0 ] && [ $(( $2 * 100 )) -le $(( ($1 + $2) * 3 )) ] || rc=1
+	done <<EOF
+$(grep '^ccache: ' "$c")
+EOF
+	grep '^  missed: ' "$c" | cut -c1-300 | sed 's/^ */# /'
+	return "$rc"
+}
+
+# Two builds from the same sources, in the same staging folder:
+# byte-identical source and binary packages.
+test_reproducible()
+{
+	local rc=0 s f g
+	need_packages --this-run || return $?
+	pkg 1 "$work/out2" --no-lint || return "$KSFT_FAIL"
+	s="$RXKIT_OUT/$target/source"
+	for f in "$deb" "$hdeb" "$rpmf" "$drpm" "$s/linux-rxkit_$rel-1.dsc" \
+		 "$s/linux-rxkit_$rel-1.debian.tar.xz" "$s/rpm/$rpm_name.spec"; do
+		case "$f" in
+		*/source/rpm/*) g="$work/out2/$target/source/rpm/${f##*/}" ;;
+		*/source/*) g="$work/out2/$target/source/${f##*/}" ;;
+		*) g="$work/out2/$target/packages/${f##*/}" ;;
+		esac
+		if cmp -s "$f" "$g"; then
+			echo "# ${f##*/}: identical ($(sha256_of "$f" | cut -c1-16))"
+		else
+			echo "# ${f##*/}: differs between two builds"
+			rc=1
+		fi
+	done
+	sed -n 's/^[a-z]*: ccache/# second build: ccache/p' "$art/package-1-out2.log"
+	return "$rc"
+}
+
+pkg_run

@@ -1,0 +1,418 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/vsock_vhost_user.sh: the virtio-vsock transport of a kit-built
+# kernel in a QEMU guest, with a vhost-user backend: the rust-vmm
+# vhost-device-vsock daemon behind QEMU's vhost-user-vsock-pci
+# (tests/vhost-user-backend installs it); the host side of every
+# connection is then a Unix socket.  The kernel's own vhost-vsock is
+# tests/vsock_nested.sh's.  KTAP on stdout; exit 0 (all passed or
+# skipped), 1 (a failure).
+#
+# Tests a backend cannot carry are SKIP with the reason, never PASS; the
+# kernel under test is never patched to hide a backend's defect (the known
+# ones: tests/data/backend-defects).
+set -eu
+PROG=vsock_vhost_user
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+
+readonly ALL_TESTS="boot_device host_to_guest host_to_guest_streams host_to_guest_shapes guest_to_host guest_to_host_64k vsock_test_host"
+readonly TESTS="${RXKIT_VHOST_USER_TESTS:-$ALL_TESTS}"
+readonly GUEST_CID=3
+# Host-to-guest sizes: payload bytes a stream.
+readonly H2G_BYTES=${RXKIT_VHOST_USER_H2G_BYTES:-256M}
+readonly H2G_STREAM_BYTES=${RXKIT_VHOST_USER_H2G_STREAM_BYTES:-64M}
+# The shapes of host_to_guest_shapes (the guest job reads the same file).
+readonly SHAPES_FILE="$RXKIT_TOP/tests/data/h2g-shapes"
+# The settings of this suite, which reproducer.sh repeats.
+readonly SETTINGS="RXKIT_VHOST_USER_BACKEND RXKIT_VHOST_USER_H2G_BYTES RXKIT_VHOST_USER_H2G_STREAM_BYTES RXKIT_VHOST_USER_RUN_KNOWN_DEFECTS"
+
+usage()
+{
+	cat <<USAGE
+usage: tests/vsock_vhost_user.sh [--tree patched|baseline] [--flavour NAME] [TARGET]
+
+Boot the TREE kernel of TARGET (default: patched, $RXKIT_TARGET) with a
+virtio-vsock device and run:
+$(for t in $TESTS; do echo "  $t"; done)
+Backend: the vhost-user daemon vhost-device-vsock
+(tests/vhost-user-backend --install); with /dev/vhost-vsock and
+RXKIT_VHOST_USER_BACKEND=auto, all SKIP (the kernel's vhost-vsock is
+tests/vsock_nested.sh's); no daemon: all SKIP with the reason.
+Artefacts: \$RXKIT_OUT/TARGET/TREE/virtio-vhost-user/ (serial, protocol,
+daemon and host-side logs, KTAP, results.json, reproducer.sh).
+Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT,
+  RXKIT_VHOST_USER_BACKEND=auto|vhost-user (vhost-user: use the daemon
+  even where /dev/vhost-vsock exists), RXKIT_VHOST_USER_H2G_BYTES (default
+  256M), RXKIT_VHOST_USER_H2G_STREAM_BYTES (default 64M, four streams),
+  RXKIT_VHOST_USER_RUN_KNOWN_DEFECTS=1 (run the tests the backend is known
+  not to carry, tests/data/backend-defects, instead of skipping them; their
+  real result is reported),
+  RXKIT_VHOST_USER_TESTS="NAME..." (a subset of the tests above).
+USAGE
+}
+
+guest_test_setup "$@"
+check_subset RXKIT_VHOST_USER_TESTS
+[ -f "$SHAPES_FILE" ] || die "$SHAPES_FILE missing"
+need gcc gcc
+need cpio cpio
+need gzip gzip
+
+# Backend detection: BACKEND names it in every run; BACKEND_SKIP, when set,
+# is the reason every test skips.  BACKEND_NAME and BACKEND_VERSION pick
+# its known defects.
+BACKEND=none
+BACKEND_SKIP=
+BACKEND_NAME=vhost-device-vsock
+BACKEND_VERSION=
+daemon=
+case "${RXKIT_VHOST_USER_BACKEND:-auto}" in
+auto|vhost-user) ;;
+*) die "RXKIT_VHOST_USER_BACKEND must be auto or vhost-user" ;;
+esac
+if [ -c /dev/vhost-vsock ] && [ "${RXKIT_VHOST_USER_BACKEND:-auto}" = auto ]; then
+	BACKEND=vhost-vsock
+	BACKEND_SKIP="backend vhost-vsock (/dev/vhost-vsock): the kernel's vhost-vsock is tests/vsock_nested.sh's (RXKIT_VHOST_USER_BACKEND=vhost-user uses vhost-device-vsock here instead)"
+elif daemon=$(command -v vhost-device-vsock 2>/dev/null); then
+	BACKEND_VERSION=$("$daemon" --version 2>/dev/null | awk '{ print $NF; exit }')
+	BACKEND="vhost-device-vsock ${BACKEND_VERSION:-?} (vhost-user, $daemon)"
+	$QEMU -device help 2>/dev/null | grep -q '"vhost-user-vsock-pci"' ||
+		BACKEND_SKIP="backend $BACKEND: $QEMU has no vhost-user-vsock-pci device"
+else
+	BACKEND_SKIP="no virtio-vsock backend: no /dev/vhost-vsock and no vhost-device-vsock daemon (install it: tests/vhost-user-backend --install)"
+fi
+case "$BACKEND" in
+vhost-vsock) kind=vhost-vsock ;;
+*) kind=vhost-user ;;
+esac
+
+art="$(out_dir "$target")/$variant/virtio-$kind"
+rm -rf "$art"
+mkdir -p "$art"
+printf '%s\n' "$BACKEND" > "$art/backend"
+
+tool="$art/tools/rxkit/rxkit-vsock"
+initrd="$art/initrd.cpio.gz"
+if [ -z "$BACKEND_SKIP" ]; then
+	tools_initrd "$src" "$o" "$art"
+	accel=$(pick_accel "$kernel" "$initrd" "$art/accel-probe")
+else
+	accel=none
+fi
+printf '%s\n' "$accel" > "$art/accel"
+# shellcheck disable=SC2086
+results_begin "$art" vsock_vhost_user.sh RXKIT_VHOST_USER_TESTS $SETTINGS
+
+# Unix sockets (daemon control socket, uds_path) live in a short private
+# folder: sun_path holds 108 bytes.
+run=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-vu.XXXXXX")
+daemon_pid=
+host_pid=
+guest_pid=
+qemu_pidfile=
+cleanup()
+{
+	local p=
+	if [ -n "$guest_pid" ] && [ -f "$qemu_pidfile" ]; then
+		kill "$(cat "$qemu_pidfile")" 2>/dev/null || true
+	fi
+	for p in $host_pid $guest_pid $daemon_pid; do
+		kill "$p" 2>/dev/null || true
+	done
+	rm -rf "$run"
+}
+
+# skip_unless_backend TEST: return KSFT_SKIP with the reason when the
+# backend cannot run TEST (none, or a known defect of its version:
+# tests/data/backend-defects); 0 otherwise.
+skip_unless_backend()
+{
+	local why=
+	if [ -n "$BACKEND_SKIP" ]; then
+		SKIP_REASON=$BACKEND_SKIP
+		return "$KSFT_SKIP"
+	fi
+	why=$(backend_defect "$BACKEND_NAME" "$BACKEND_VERSION" "$1")
+	[ -z "$why" ] ||
+		why="$BACKEND_NAME ${BACKEND_VERSION:-?} $why (backend defect; RXKIT_VHOST_USER_RUN_KNOWN_DEFECTS=1 runs it)"
+	if [ -n "$why" ] && [ "${RXKIT_VHOST_USER_RUN_KNOWN_DEFECTS:-0}" != 1 ]; then
+		SKIP_REASON=$why
+		return "$KSFT_SKIP"
+	fi
+	[ -z "$why" ] || echo "# $1: known backend defect, run anyway: $why"
+	return 0
+}
+
+# wait_for FILE PATTERN SECS PID: wait until FILE has a line matching
+# PATTERN; fails when SECS pass or PID ends first.
+wait_for()
+{
+	local ticks=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		kill -0 "$4" 2>/dev/null || return 1
+		[ "$ticks" -lt $(($3 * 5)) ] || return 1
+		sleep 0.2
+		ticks=$((ticks + 1))
+	done
+}
+
+# start_daemon DIR: a fresh vhost-device-vsock for one guest.
+start_daemon()
+{
+	local ticks=0
+	rm -f "$run/vhost.sock" "$run/vm.vsock" "$run"/vm.vsock_*
+	"$daemon" --vm "guest-cid=$GUEST_CID,socket=$run/vhost.sock,uds-path=$run/vm.vsock" \
+		> "$1/daemon.log" 2>&1 &
+	daemon_pid=$!
+	while [ ! -S "$run/vhost.sock" ]; do
+		kill -0 "$daemon_pid" 2>/dev/null || { daemon_pid=; return 1; }
+		[ "$ticks" -lt 50 ] || return 1
+		sleep 0.1
+		ticks=$((ticks + 1))
+	done
+}
+
+stop_daemon()
+{
+	[ -n "$daemon_pid" ] || return 0
+	kill "$daemon_pid" 2>/dev/null || true
+	wait "$daemon_pid" 2>/dev/null || true
+	daemon_pid=
+}
+
+# virtio_run JOB [BEFORE [AFTER_READY]]: boot a guest with the virtio-vsock
+# device for JOB.  BEFORE (a function) runs once the daemon is up, before
+# the boot; AFTER_READY once the guest printed "RXKIT: ready" (both get the
+# artefact folder; their failure fails the run).  guest_run runs in the
+# background meanwhile (-pidfile lets cleanup find QEMU).  Diagnostics as
+# '# ' lines; returns the KSFT code of boot + job + host side + kernel log.
+virtio_run()
+{
+	local d="$art/$1" hrc=0 grc=0 v=0 ticks=0
+	mkdir -p "$d"
+	start_daemon "$d" || {
+		echo "# $1: $BACKEND did not come up (log: $d/daemon.log)"
+		sed 's/^/#   /' "$d/daemon.log"
+		stop_daemon
+		return "$KSFT_FAIL"
+	}
+	[ -z "${2:-}" ] || "$2" "$d" || hrc=$?
+	qemu_pidfile="$d/qemu.pid"
+	guest_run -j 300 "$d" "$kernel" "$initrd" "$1" "$accel" \
+		-pidfile "$qemu_pidfile" \
+		-object memory-backend-memfd,id=mem0,size=1024M,share=on \
+		-numa node,memdev=mem0 \
+		-chardev "socket,id=vsock0,path=$run/vhost.sock" \
+		-device vhost-user-vsock-pci,chardev=vsock0 &
+	guest_pid=$!
+	if [ -n "${3:-}" ] && [ "$hrc" = 0 ]; then
+		if wait_for "$d/results.log" '^RXKIT: ready' $((BOOT_TIMEOUT + 60)) "$guest_pid"; then
+			"$3" "$d" || hrc=$?
+		else
+			echo "# $1: the guest never reported 'RXKIT: ready'"
+			hrc=1
+		fi
+	fi
+	wait "$guest_pid" || grc=$?
+	guest_pid=
+	rm -f "$qemu_pidfile"
+	stop_daemon
+	if [ -n "$host_pid" ]; then
+		# A host-side listener: 10 s to finish, then it is stopped (the
+		# guest never came, or its stream never ended).
+		while kill -0 "$host_pid" 2>/dev/null && [ "$ticks" -lt 50 ]; do
+			sleep 0.2
+			ticks=$((ticks + 1))
+		done
+		kill "$host_pid" 2>/dev/null || true
+		wait "$host_pid" 2>/dev/null || hrc=$?
+		host_pid=
+	fi
+	guest_verdict "$1" "$d" "$grc" 300 || v=$?
+	if [ "$v" = 0 ] && [ "$hrc" != 0 ]; then
+		echo "# $1: host side exited $hrc"
+		v=$KSFT_FAIL
+	fi
+	if [ "$v" != 0 ]; then
+		tail -n 4 "$d/host.log" 2>/dev/null | sed 's/^/#   host: /'
+		tail -n 4 "$d/daemon.log" 2>/dev/null | sed 's/^/#   daemon: /'
+	fi
+	return "$v"
+}
+
+test_boot_device()
+{
+	local r="$art/virtio_probe/results.log" got= cid=
+	skip_unless_backend boot_device || return $?
+	echo "# backend: $BACKEND"
+	virtio_run virtio_probe || return $?
+	got=$(tr -d '\r' < "$r" | sed -n 's/^RXKIT: init //p')
+	echo "# booted $got ($accel)"
+	[ "$got" = "$release" ] || { echo "# uname -r is '$got', built '$release'"; return "$KSFT_FAIL"; }
+	case "$got" in
+	*"$suffix") ;;
+	*) echo "# release '$got' lacks the $tree mark '$suffix'"; return "$KSFT_FAIL" ;;
+	esac
+	tr -d '\r' < "$r" | sed -n 's/^RXKIT: virtio-vsock /# device: /p'
+	tr -d '\r' < "$r" | grep -q '^RXKIT: virtio-vsock .* driver=vmw_vsock_virtio_transport' ||
+		{ echo "# no virtio-vsock device bound to vmw_vsock_virtio_transport"; return "$KSFT_FAIL"; }
+	cid=$(tr -d '\r' < "$r" | sed -n 's/^RXKIT: cid //p')
+	echo "# guest CID $cid (daemon configured $GUEST_CID)"
+	[ "$cid" = "$GUEST_CID" ] || return "$KSFT_FAIL"
+	return "$KSFT_PASS"
+}
+
+# Host side of the host-to-guest tests: STREAMS streams of h2g_bytes to the
+# port the guest announced, through the daemon's Unix socket.
+h2g_send()
+{
+	local ready= port= n=
+	ready=$(tr -d '\r' < "$1/results.log" | grep '^RXKIT: ready' | head -n 1)
+	port=$(result_field "$ready" port)
+	n=$(result_field "$ready" streams)
+	echo "# host: CONNECT $port through $run/vm.vsock, $n stream(s) of $h2g_bytes bytes"
+	"$tool" -t 240 uds-send "$run/vm.vsock" "$port" "$n" "$h2g_bytes" 0 \
+		> "$1/host.log" 2>&1
+}
+
+# h2g JOB BYTES: the host-to-guest test of JOB.
+h2g()
+{
+	local t0= rc=0 n=
+	h2g_bytes=$(bytes_of "$2")
+	echo "# backend: $BACKEND"
+	t0=$(date +%s)
+	virtio_run "$1" "" h2g_send || rc=$?
+	echo "# $1: $(( $(date +%s) - t0 )) s wall (boot included)"
+	n=$(result_field "$(tr -d '\r' < "$art/$1/results.log" | grep '^RXKIT: ready' | head -n 1)" streams)
+	[ -n "$n" ] || return "$KSFT_FAIL"
+	check_streams "$art/$1/host.log" uds-send "$n" "$h2g_bytes" host || rc=$KSFT_FAIL
+	check_streams "$art/$1/results.log" recv "$n" "$h2g_bytes" guest || rc=$KSFT_FAIL
+	return "$rc"
+}
+
+test_host_to_guest()
+{
+	skip_unless_backend host_to_guest || return $?
+	h2g virtio_h2g "$H2G_BYTES"
+}
+
+test_host_to_guest_streams()
+{
+	skip_unless_backend host_to_guest_streams || return $?
+	h2g virtio_h2g_streams "$H2G_STREAM_BYTES"
+}
+
+# shapes: the lines of SHAPES_FILE, "SHAPE PORT STREAMS BYTES CHUNK SENDER
+# RECEIVER..." (SENDER '-': none).
+shapes()
+{
+	grep -Ev '^[[:space:]]*(#|$)' "$SHAPES_FILE"
+}
+
+# Host side of host_to_guest_shapes: every shape at once, as concurrent
+# senders through the daemon (their packets interleave in the guest's RX
+# queue).
+shapes_send()
+{
+	local pids= shape= port= n= bytes= chunk= sender= p= rc=0
+	while read -r shape port n bytes chunk sender _; do
+		[ "$sender" != - ] || sender=
+		"$tool" -t 240 -s "$shape" ${sender:+"$sender"} uds-send "$run/vm.vsock" \
+			"$port" "$n" "$bytes" "$chunk" < /dev/null > "$1/host-$shape.log" 2>&1 &
+		pids="$pids $!"
+	done <<EOF
+$(shapes)
+EOF
+	for p in $pids; do
+		wait "$p" || rc=1
+	done
+	return "$rc"
+}
+
+test_host_to_guest_shapes()
+{
+	local t0= rc=0 d="$art/virtio_h2g_shapes" size=
+	local shape= port= n= bytes= chunk= sender=
+	skip_unless_backend host_to_guest_shapes || return $?
+	echo "# backend: $BACKEND"
+	t0=$(date +%s)
+	virtio_run virtio_h2g_shapes "" shapes_send || rc=$?
+	echo "# virtio_h2g_shapes: $(( $(date +%s) - t0 )) s wall (boot included)"
+	while read -r shape port n bytes chunk sender _; do
+		size=$(bytes_of "$bytes")
+		if [ "$sender" = -a ]; then
+			size=$((size / 2))
+			check_streams "$d/host-$shape.log" "uds-send shape=$shape" "$n" "$size" host ||
+				rc=$KSFT_FAIL
+			check_prefix "$d/results.log" "$shape" "$n" "$size" || rc=$KSFT_FAIL
+			continue
+		fi
+		check_streams "$d/host-$shape.log" "uds-send shape=$shape" "$n" "$size" host ||
+			rc=$KSFT_FAIL
+		check_streams "$d/results.log" "recv shape=$shape" "$n" "$size" guest ||
+			rc=$KSFT_FAIL
+	done <<EOF
+$(shapes)
+EOF
+	return "$rc"
+}
+
+# Host side of the guest-to-host tests: a listener on the path the daemon
+# connects to for the job's port (uds_path_PORT), started before the boot.
+g2h_port=
+g2h_listen()
+{
+	"$tool" -t 280 -r uds-recv "$run/vm.vsock_$g2h_port" 1 0 > "$1/host.log" 2>&1 &
+	host_pid=$!
+	wait_for "$1/host.log" '^RXKIT: ready' 10 "$host_pid"
+}
+
+# g2h JOB PORT: the guest-to-host test of JOB (16 MiB, see the job).
+g2h()
+{
+	local t0= rc=0
+	echo "# backend: $BACKEND"
+	g2h_port=$2
+	t0=$(date +%s)
+	virtio_run "$1" g2h_listen || rc=$?
+	echo "# $1: $(( $(date +%s) - t0 )) s wall (boot included)"
+	tr -d '\r' < "$art/$1/results.log" | grep '^rxkit-vsock: send ' |
+		sed 's/^rxkit-vsock: /# guest: /'
+	check_streams "$art/$1/host.log" uds-recv 1 16777216 host || rc=$KSFT_FAIL
+	return "$rc"
+}
+
+test_guest_to_host()
+{
+	skip_unless_backend guest_to_host || return $?
+	g2h virtio_g2h 5100
+}
+
+test_guest_to_host_64k()
+{
+	skip_unless_backend guest_to_host_64k || return $?
+	g2h virtio_g2h_64k 5101
+}
+
+# The kernel's vsock_test between host and guest needs AF_VSOCK on both
+# ends; a vhost-user backend gives the host a Unix socket.
+test_vsock_test_host()
+{
+	skip_unless_backend vsock_test_host || return $?
+	SKIP_REASON="vsock_test needs AF_VSOCK on the host side (CID 2); backend $BACKEND offers the host a Unix socket ('CONNECT <port>' protocol) and no SEQPACKET, so vsock_test cannot run between host and guest here"
+	return "$KSFT_SKIP"
+}
+
+echo "# $target/$variant: $release, accelerator $accel, backend $BACKEND, artefacts $art"
+# shellcheck disable=SC2086
+{
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	rc=0
+	run_tests $TESTS || rc=$?
+	echo "$rc" > "$art/rc"
+} | tee "$art/results.ktap"
+results_end "$BACKEND"
+exit "$(cat "$art/rc")"
