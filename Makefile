@@ -27,7 +27,7 @@ one.test := loopback-$(TARGET)-patched
 one.vhost := nested-$(TARGET)-patched nested-$(TARGET)-baseline ab-verdict-$(TARGET)
 one.series := series-$(TARGET)
 one.package := package-$(TARGET)
-one.packages := packages-$(TARGET)
+one.packages := $(foreach s,build deb rpm refusals rebuild,packages-$(s)-$(TARGET))
 one.summary := summary-$(TARGET)
 ONE := $(patsubst one.%,%,$(filter one.%,$(.VARIABLES)))
 
@@ -63,7 +63,8 @@ run check check-full: deps
 $(ONE): deps
 	rm -f $(one.$@:%=$(R)/%.json)
 	@mkdir -p $(R) && touch $(R)/.started
-	+@$(MAKE) --no-print-directory -k -j$(JOBS) $(one.$@:%=$(R)/%.json)
+	+@$(MAKE) --no-print-directory -k -j$(JOBS) STAGES='$(one.$@)' \
+		$(if $(filter packages,$@),FULL=1) $(one.$@:%=$(R)/%.json)
 	@tests/check --since $(R)/.started $(R)
 
 # The plan of a tier as a table, without running anything.

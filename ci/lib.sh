@@ -196,7 +196,7 @@ kbuild_env()
 # 76 s).  auto: /dev/shm when it is a tmpfs with 10 GiB free and 12 GiB of
 # memory are available (tests/packages.sh 7.3 held 4.2 GB at its peak), else
 # RXKIT_CACHE/pkg-tmp.  The folder name ends up in the headers packages'
-# host tools: callers that compare two builds pin it (tests/packages.sh).
+# host tools: callers that compare two builds pin it (tests/packages_build.sh).
 pkg_tmp()
 {
 	if [ "${RXKIT_PKG_TMP:-auto}" != auto ]; then

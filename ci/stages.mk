@@ -71,14 +71,21 @@ $(call stage,nested-$(1)-patched-loaded,build-$(1)-patched build-$(1)-baseline,e
 $(call stage,nested-$(1)-baseline-loaded,build-$(1)-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_nested.sh --tree baseline $(1),nested-$(1)-patched-loaded)
 endef
 
-# The packages of a target: built from the source packages through the
-# ccache the kernel build filled, installed, booted, upgraded, removed; the
+# The packages of a target (make run: ci/package alone).  The suites: the
+# build (from the source packages through the ccache the kernel build
+# filled, twice: reproducible) makes the packages the Debian and RPM suites
+# install, boot, upgrade and remove.  ci/package stages one build of a
+# target at a time (its lock): the suites that build (build, deb's
+# upgrade, rebuild) run one after another; the refusals stage apart.  The
 # -dbg package and the clean build root compile without ccache hits
 # (check-full); the clean-root test runs the stages on a Debian base root.
 define package_stages
 $(call stage,package-$(1),build-$(1)-patched,ci/package $(1))
-$(call stage,packages-$(1),package-$(1) rootfs,tests/packages.sh $(1))
-$(if $(FULL),$(call stage,packages-rebuild-$(1),package-$(1) rootfs,env RXKIT_PACKAGE_TESTS="deb_dbg deb_clean_build" tests/packages.sh $(1),packages-$(1)),$(call skipped,packages-rebuild-$(1),deb_dbg and deb_clean_build: a full compile each (debug info; a clean build root without ccache): make check-full or make packages))
+$(call stage,packages-build-$(1),build-$(1)-patched,tests/packages_build.sh $(1))
+$(call stage,packages-deb-$(1),packages-build-$(1) rootfs,tests/packages_deb.sh $(1))
+$(call stage,packages-rpm-$(1),packages-build-$(1) rootfs,tests/packages_rpm.sh $(1))
+$(call stage,packages-refusals-$(1),prepare-$(1),tests/packages_refusals.sh $(1))
+$(if $(FULL),$(call stage,packages-rebuild-$(1),packages-build-$(1) rootfs,tests/packages_rebuild.sh $(1),packages-deb-$(1)),$(call skipped,packages-rebuild-$(1),deb_dbg and deb_clean_build: a full compile each (debug info; a clean build root without ccache): make check-full or make packages))
 $(call stage,cleanroot-$(1),rootfs-base,tests/cleanroot.sh $(1),build-$(1)-patched)
 endef
 
@@ -91,8 +98,8 @@ kernel_set = build-$(1)-patched build-$(1)-baseline build-$(1)-debug \
 	loopback-$(1)-patched loopback-$(1)-baseline virtio-$(1)-patched \
 	virtio-$(1)-baseline nested-$(1)-patched nested-$(1)-baseline \
 	ab-verdict-$(1) loopback-$(1)-debug virtio-$(1)-debug
-check_set = fetch-$(1) prepare-$(1) package-$(1) packages-$(1) \
-	packages-rebuild-$(1) rootfs rootfs-base cleanroot-$(1) static commands \
+check_set = fetch-$(1) prepare-$(1) packages-build-$(1) packages-deb-$(1) \
+	packages-rpm-$(1) packages-refusals-$(1) packages-rebuild-$(1) rootfs rootfs-base cleanroot-$(1) static commands \
 	shellcheck errors-fetch errors-build errors-tools \
 	$(call kernel_set,$(1)) series-$(1)
 OTHERS := $(filter-out $(TARGET) none,$(or $(RXKIT_CHECK_TARGETS),$(KNOWN)))

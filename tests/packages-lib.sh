@@ -125,9 +125,8 @@ pkg_file()
 	esac
 }
 
-# The kit's files a package build reads besides the kernel tree (those
-# there: ci/package is becoming ci/package.d/ and ci/lib/).
-readonly PKG_INPUTS="debian rpm kconfig ci/package ci/package.d ci/srcpkg ci/lib/kconfig.sh \
+# The kit's files a package build reads besides the kernel tree.
+readonly PKG_INPUTS="debian rpm kconfig ci/package ci/package.d ci/lib/kconfig.sh \
 ci/kconfig-check ci/extmod-tree"
 
 # pkg_fresh: true when this tree's packages in $RXKIT_OUT can serve (see

@@ -29,11 +29,15 @@ $(for t in $ALL_TESTS; do echo "  $t"; done)
 Artefacts (ci/package's logs): \$RXKIT_OUT/TARGET/packages-test/refused-*.log
 --list: the test names, one a line.
 Environment: RXKIT_PACKAGE_REFUSAL_TESTS="NAME..." (a subset; they run in
-  the order above), RXKIT_PKG_TMP (ci/package's staging folder).
+  the order above), RXKIT_PKG_TMP (ci/package's staging folder; these
+  builds stage in its refusals/ subfolder, apart from the package builds).
 USAGE
 }
 
 pkg_setup RXKIT_PACKAGE_REFUSAL_TESTS "$@"
+# A staging folder (and so a ci/package lock) of their own: the refusals
+# run beside the package builds (tests/packages_build.sh, _deb.sh).
+RXKIT_PKG_TMP=$RXKIT_PKG_TMP/refusals
 [ -d "$(src_root "$target")/patched" ] ||
 	die "no patched tree of $target; run: ci/prepare $target"
 pkg_art_clean refused-fuzz-deb.log refused-offset-deb.log refused-fuzz-rpm.log \

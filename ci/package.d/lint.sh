@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0
 # ci/package.d/lint.sh, sourced by ci/package: the lint reports, next to
-# the packages; their verdict is a test (tests/packages.sh).  Each ends in
+# the packages; their verdict is a test (tests/packages_deb.sh, packages_rpm.sh).  Each ends in
 # 'exit N', the linter's exit status.  lintian.txt: lintian --pedantic of
 # the .debs and of the source package; rpmlint.txt: rpmlint of the spec
 # and the .rpms, with the filters of rpm/vsockrx-kernel.rpmlintrc.
