@@ -209,13 +209,11 @@ need_packages()
 	return "$KSFT_SKIP"
 }
 
-# rootfs LOG [OPTION]: the path of tests/mkrootfs's tarball (its last line
-# of output: the lines before it say what it made), its stderr in LOG.
+# rootfs LOG [OPTION]: the path of tests/mkrootfs's tarball (its standard
+# output), what it did in LOG.
 rootfs()
 {
-	local out
-	out=$("$RXKIT_TOP/tests/mkrootfs" ${2:+"$2"} 2> "$1") || { sed 's/^/# /' "$1"; return 1; }
-	printf '%s\n' "$out" | tail -n 1
+	"$RXKIT_TOP/tests/mkrootfs" ${2:+"$2"} 2> "$1" || { sed 's/^/# /' "$1"; return 1; }
 }
 
 # lint_report REPORT: ci/package's report (lintian.txt, rpmlint.txt) of
