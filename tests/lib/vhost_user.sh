@@ -5,7 +5,7 @@
 # vhost-user-vsock-pci device.  Sourced by that suite alone, after
 # tests/lib.sh; uses its art, run (a short private folder: sun_path holds
 # 108 bytes), kernel, initrd, accel and GUEST_CID.
-# shellcheck disable=SC2034
+# shellcheck disable=SC2034,SC2154 # sets the suite's backend globals, reads its own
 
 # detect_backend: BACKEND names it in every run; BACKEND_SKIP, when set,
 # is the reason every test skips.  BACKEND_NAME and BACKEND_VERSION pick
