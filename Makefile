@@ -29,6 +29,7 @@ one.series := series-$(TARGET)
 one.package := package-$(TARGET)
 one.packages := $(foreach s,build deb rpm refusals rebuild,packages-$(s)-$(TARGET))
 one.summary := summary-$(TARGET)
+full.packages := FULL=1
 ONE := $(patsubst one.%,%,$(filter one.%,$(.VARIABLES)))
 
 .PHONY: all help run check check-full deps stages plan clean $(ONE)
@@ -57,14 +58,14 @@ stages: $(STAGES:%=$(R)/%.json)
 run check check-full: deps
 	$(if $(KEEP),tests/check --prune $(R),rm -rf $(R))
 	@mkdir -p $(R) && touch $(R)/.started
-	+@$(MAKE) --no-print-directory $(if $(KEEP),,-B) -k -j$(JOBS) TIER=$@ stages
+	+@$(MAKE) --no-print-directory -k -j$(JOBS) TIER=$@ stages
 	@tests/check --since $(R)/.started $(R)
 
 $(ONE): deps
 	rm -f $(one.$@:%=$(R)/%.json)
 	@mkdir -p $(R) && touch $(R)/.started
 	+@$(MAKE) --no-print-directory -k -j$(JOBS) STAGES='$(one.$@)' \
-		$(if $(filter packages,$@),FULL=1) $(one.$@:%=$(R)/%.json)
+		$(full.$@) $(one.$@:%=$(R)/%.json)
 	@tests/check --since $(R)/.started $(R)
 
 # The plan of a tier as a table, without running anything.
