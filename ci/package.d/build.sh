@@ -6,7 +6,7 @@
 # (build_deb of deb.sh, build_rpm of rpm.sh), their ccache counts, and the
 # comparison of the packaged kernel with ci/build's.
 #
-# Reads src, stage, outdir, formats, flavour, base_config, rel.  Sets JOBS
+# Reads src, staging, outdir, formats, flavour, base_config, rel.  Sets JOBS
 # (build_env), image_ref and o_ref (ci/build's image, when it is the same
 # configuration) and ctext (the ccache counts, for ccache.txt).
 # The run's state is shared with ci/package and its other parts:
@@ -48,7 +48,7 @@ build_binaries()
 	local f p pids='' bad='' line
 	image_ref=
 	o_ref="$src/o-$flavour"
-	if [ -z "$base_config" ] && [ -f "$o_ref/arch/x86/boot/bzImage" ] && cmp -s "$o_ref/.config" "$stage/kconfig/.config"; then
+	if [ -z "$base_config" ] && [ -f "$o_ref/arch/x86/boot/bzImage" ] && cmp -s "$o_ref/.config" "$staging/kconfig/.config"; then
 		image_ref=$(sha256_of "$o_ref/arch/x86/boot/bzImage")
 	fi
 	for f in $formats; do
@@ -61,24 +61,24 @@ build_binaries()
 	done
 	mkdir -p "$outdir"
 	for f in $formats; do
-		cp "$stage/$f.log" "$outdir/.$f.log.tmp" && mv "$outdir/.$f.log.tmp" "$outdir/$f.log"
+		cp "$staging/$f.log" "$outdir/.$f.log.tmp" && mv "$outdir/.$f.log.tmp" "$outdir/$f.log"
 	done
 	for f in $bad; do
 		case "$f" in
-		deb) failed dpkg-buildpackage "$stage/deb.log" ;;
-		rpm) failed rpmbuild "$stage/rpm.log" ;;
+		deb) failed dpkg-buildpackage "$staging/deb.log" ;;
+		rpm) failed rpmbuild "$staging/rpm.log" ;;
 		esac
 	done
 	ctext=
 	for f in $formats; do
 		# shellcheck disable=SC2046
-		set -- $(ccache_stats "$stage/$f.ccache")
-		line="ccache: $1 hits, $2 misses ($(( $1 * 100 / ($1 + $2 + ($1 + $2 == 0)) ))% of cacheable compiles), $3 calls ccache never caches (compiler probes, links, .incbin); $f build $(cat "$stage/$f.seconds") s"
+		set -- $(ccache_stats "$staging/$f.ccache")
+		line="ccache: $1 hits, $2 misses ($(( $1 * 100 / ($1 + $2 + ($1 + $2 == 0)) ))% of cacheable compiles), $3 calls ccache never caches (compiler probes, links, .incbin); $f build $(cat "$staging/$f.seconds") s"
 		log "$line"
 		ctext="$ctext$line
 "
-		[ ! -s "$stage/$f.ccache.missed" ] ||
-			ctext="$ctext  missed: $(sed "s|^$stage/[^ ]*/linux-[^/]*/||" "$stage/$f.ccache.missed" | sort | tr '\n' ' ')
+		[ ! -s "$staging/$f.ccache.missed" ] ||
+			ctext="$ctext  missed: $(sed "s|^$staging/[^ ]*/linux-[^/]*/||" "$staging/$f.ccache.missed" | sort | tr '\n' ' ')
 "
 	done
 }

@@ -5,9 +5,9 @@
 # FILE, + the flavour's fragments), resolved by kconfig's olddefconfig and
 # every requested value checked (kconfig_make of ci/lib.sh).
 #
-# Reads src, stage, target, tree, flavour, flist (the flavour's fragment
-# list), base_config.  Writes $stage/kconfig/.config and
-# $stage/config.requested (the fragments' lines, which the package builds
+# Reads src, staging, target, tree, flavour, flist (the flavour's fragment
+# list), base_config.  Writes $staging/kconfig/.config and
+# $staging/config.requested (the fragments' lines, which the package builds
 # check their configuration against).  Sets dbg (1: debug info, a -dbg
 # package), config_text (the configuration, in words) and guest (1: the
 # guest flavour on tinyconfig, the @GUEST@ lines of the templates).
@@ -19,13 +19,13 @@ pkg_config()
 	local frags
 	frags=$(flavour_fragments "$flist")
 	# A missing fragment fails before the first line of the run.
-	log "staging folder $stage"
+	log "staging folder $staging"
 	# shellcheck disable=SC2086
 	log "$target/$tree: configuration ${base_config:-tinyconfig} + $(echo $frags | wc -w) fragments of $flist"
 	# shellcheck disable=SC2086
-	kconfig_make "$src" "$stage/kconfig" "$base_config" $frags
+	kconfig_make "$src" "$staging/kconfig" "$base_config" $frags
 	# shellcheck disable=SC2086
-	cat $frags > "$stage/config.requested"
+	cat $frags > "$staging/config.requested"
 	dbg=0
 	if config_has 'CONFIG_DEBUG_INFO=y'; then dbg=1; fi
 	if [ -n "$base_config" ]; then
@@ -40,5 +40,5 @@ pkg_config()
 # config_has LINE: the resolved configuration holds LINE (a whole line).
 config_has()
 {
-	grep -qx "$1" "$stage/kconfig/.config"
+	grep -qx "$1" "$staging/kconfig/.config"
 }

@@ -27,7 +27,7 @@ strict_patch()
 {
 	local real
 	real=$(command -v patch)
-	PATH="$stage/bin:$PATH" RXKIT_PATCH="$real" "$@"
+	PATH="$staging/bin:$PATH" RXKIT_PATCH="$real" "$@"
 }
 
 # deb_extra_build_depends: the Build-Depends beyond the guest's that the
@@ -35,10 +35,10 @@ strict_patch()
 deb_extra_build_depends()
 {
 	local bd=''
-	! grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$stage/kconfig/.config" || bd="$bd, dwarves"
-	! grep -q '^CONFIG_\(KERNEL\|MODULE_COMPRESS\)_ZSTD=y' "$stage/kconfig/.config" || bd="$bd, zstd"
-	! grep -q '^CONFIG_KERNEL_LZ4=y' "$stage/kconfig/.config" || bd="$bd, lz4"
-	! grep -q '^CONFIG_KERNEL_LZO=y' "$stage/kconfig/.config" || bd="$bd, lzop"
+	! grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$staging/kconfig/.config" || bd="$bd, dwarves"
+	! grep -q '^CONFIG_\(KERNEL\|MODULE_COMPRESS\)_ZSTD=y' "$staging/kconfig/.config" || bd="$bd, zstd"
+	! grep -q '^CONFIG_KERNEL_LZ4=y' "$staging/kconfig/.config" || bd="$bd, lz4"
+	! grep -q '^CONFIG_KERNEL_LZO=y' "$staging/kconfig/.config" || bd="$bd, lzop"
 	printf '%s\n' "$bd"
 }
 
@@ -53,15 +53,15 @@ deb_changelog()
 	printf '\n -- %s  %s\n' "$maint" "$(date -u -R -d "@$SOURCE_DATE_EPOCH")"
 }
 
-# source_deb: the source package, $stage/dsrc/linux-rxkit_DEB_VERSION.dsc.
+# source_deb: the source package, $staging/dsrc/linux-rxkit_DEB_VERSION.dsc.
 source_deb()
 {
 	local t f p
-	mkdir "$stage/bin"
-	cp "$PKG_LIB/patch" "$stage/bin/patch"
-	chmod +x "$stage/bin/patch"
+	mkdir "$staging/bin"
+	cp "$PKG_LIB/patch" "$staging/bin/patch"
+	chmod +x "$staging/bin/patch"
 	log "source package linux-rxkit $deb_version (dpkg-source, 3.0 (quilt))"
-	sd="$stage/dsrc/linux-rxkit-$rel"
+	sd="$staging/dsrc/linux-rxkit-$rel"
 	mkdir -p "$sd"
 	cp -R "$RXKIT_TOP/debian" "$sd/debian"
 	for t in "$sd"/debian/*.in; do
@@ -89,41 +89,41 @@ RXKIT_LOCALVERSION := $lv
 RXKIT_FLAVOUR := $flavour
 MK
 	# Not debian/config: debhelper takes that for a debconf script.
-	cp "$stage/kconfig/.config" "$sd/debian/kernel.config"
-	cp "$stage/config.requested" "$sd/debian/kernel.config.requested"
+	cp "$staging/kconfig/.config" "$sd/debian/kernel.config"
+	cp "$staging/config.requested" "$sd/debian/kernel.config.requested"
 	mkdir "$sd/debian/rxkit"
 	cp "$RXKIT_TOP/ci/kconfig-check" "$RXKIT_TOP/ci/extmod-tree" "$sd/debian/rxkit/"
 	if [ "$npatch" -gt 0 ]; then
-		mkdir "$stage/q"
-		quilt_patches "$series" "$stage/q"
-		mv "$stage/q/patches" "$sd/debian/patches"
+		mkdir "$staging/q"
+		quilt_patches "$series" "$staging/q"
+		mv "$staging/q/patches" "$sd/debian/patches"
 	fi
-	ln -s "$tb" "$stage/dsrc/linux-rxkit_$rel.orig.tar.xz"
+	ln -s "$tb" "$staging/dsrc/linux-rxkit_$rel.orig.tar.xz"
 	# The folder holds debian/ only: the upstream files are the
 	# tarball's, and dpkg-source compares nothing else (it still unpacks
 	# the tarball and applies the series to it, with the strict patch).
-	(cd "$stage/dsrc" && strict_patch dpkg-source \
+	(cd "$staging/dsrc" && strict_patch dpkg-source \
 		--extend-diff-ignore='^(?!debian(/|$))' -b "linux-rxkit-$rel") \
-		> "$stage/source.log" 2>&1 || failed "dpkg-source -b" "$stage/source.log"
-	dsc="$stage/dsrc/linux-rxkit_$deb_version.dsc"
+		> "$staging/source.log" 2>&1 || failed "dpkg-source -b" "$staging/source.log"
+	dsc="$staging/dsrc/linux-rxkit_$deb_version.dsc"
 	[ -f "$dsc" ] || die "dpkg-source made no ${dsc##*/}"
 }
 
-# build_deb: the binary packages, in $stage/deb/ (build.sh runs it in the
-# background); log $stage/deb.log, build time in $stage/deb.seconds.
+# build_deb: the binary packages, in $staging/deb/ (build.sh runs it in the
+# background); log $staging/deb.log, build time in $staging/deb.seconds.
 build_deb()
 {
 	local t0
 	t0=$(date +%s)
-	mkdir "$stage/deb"
-	strict_patch dpkg-source -x "$dsc" "$stage/deb/linux-rxkit-$rel" \
-		> "$stage/deb.log" 2>&1 || { echo "dpkg-source -x failed" >> "$stage/deb.log"; return 1; }
-	(cd "$stage/deb/linux-rxkit-$rel" && CCACHE_STATSLOG="$stage/deb.ccache" \
-		DEB_BUILD_OPTIONS="parallel=$JOBS" dpkg-buildpackage -b -us -uc) >> "$stage/deb.log" 2>&1 ||
+	mkdir "$staging/deb"
+	strict_patch dpkg-source -x "$dsc" "$staging/deb/linux-rxkit-$rel" \
+		> "$staging/deb.log" 2>&1 || { echo "dpkg-source -x failed" >> "$staging/deb.log"; return 1; }
+	(cd "$staging/deb/linux-rxkit-$rel" && CCACHE_STATSLOG="$staging/deb.ccache" \
+		DEB_BUILD_OPTIONS="parallel=$JOBS" dpkg-buildpackage -b -us -uc) >> "$staging/deb.log" 2>&1 ||
 		return 1
 	# The unpacked tree goes now, while the other build may still run.
-	rm -rf "$stage/deb/linux-rxkit-$rel"
-	echo $(( $(date +%s) - t0 )) > "$stage/deb.seconds"
+	rm -rf "$staging/deb/linux-rxkit-$rel"
+	echo $(( $(date +%s) - t0 )) > "$staging/deb.seconds"
 }
 
 # check_deb: the image and headers packages (and -dbg with debug info)
@@ -131,13 +131,13 @@ build_deb()
 # kernel is ci/build's (check_image).
 check_deb()
 {
-	deb="$stage/deb/linux-image-${rel}_${deb_version}_amd64.deb"
-	hdeb="$stage/deb/linux-headers-${rel}_${deb_version}_amd64.deb"
+	deb="$staging/deb/linux-image-${rel}_${deb_version}_amd64.deb"
+	hdeb="$staging/deb/linux-headers-${rel}_${deb_version}_amd64.deb"
 	[ -f "$deb" ] || die "dpkg-buildpackage made no ${deb##*/}"
 	[ -f "$hdeb" ] || die "dpkg-buildpackage made no ${hdeb##*/}"
 	pkgs="$deb $hdeb"
 	if [ "$dbg" = 1 ]; then
-		gdeb="$stage/deb/linux-image-$rel-dbg_${deb_version}_amd64.deb"
+		gdeb="$staging/deb/linux-image-$rel-dbg_${deb_version}_amd64.deb"
 		[ -f "$gdeb" ] || die "dpkg-buildpackage made no ${gdeb##*/}"
 		pkgs="$pkgs $gdeb"
 	fi

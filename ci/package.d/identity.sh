@@ -6,7 +6,7 @@
 # descriptions, and subst, which fills them into the templates of debian/
 # and rpm/.
 #
-# Reads src, stage, target, tree, series, rev, flavour, tb, topdir, guest,
+# Reads src, staging, target, tree, series, rev, flavour, tb, topdir, guest,
 # config_text.  Sets kver (the kernel version), lv (the release mark),
 # rel (uname -r), npatch, series_text, maint, deb_version, rpm_name,
 # rpm_version, kit (the kit's version).
@@ -15,7 +15,7 @@
 
 pkg_identity()
 {
-	kver=$(make -s -C "$src" O="$stage/kconfig" kernelversion) || die "make kernelversion failed"
+	kver=$(make -s -C "$src" O="$staging/kconfig" kernelversion) || die "make kernelversion failed"
 	lv=$(release_mark "$tree")
 	rel=$kver$lv
 	case "$rel" in

@@ -6,34 +6,34 @@
 # the .debs and of the source package; rpmlint.txt: rpmlint of the spec
 # and the .rpms, with the filters of rpm/vsockrx-kernel.rpmlintrc.
 #
-# Reads stage, outdir, target, lint (0: --no-lint), pkgs, dsc, sd, topdir,
-# rel, deb_version, spec, rpmf, drpm.  Writes $stage/lintian.txt and
-# $stage/rpmlint.txt; adds their names to reports.
+# Reads staging, outdir, target, lint (0: --no-lint), pkgs, dsc, sd, topdir,
+# rel, deb_version, spec, rpmf, drpm.  Writes $staging/lintian.txt and
+# $staging/rpmlint.txt; adds their names to reports.
 # The run's state is shared with ci/package and its other parts:
 # shellcheck disable=SC2034,SC2154
 
-# run_linter REPORT COMMAND...: $stage/REPORT, COMMAND's output without
+# run_linter REPORT COMMAND...: $staging/REPORT, COMMAND's output without
 # lintian's root warning, and 'exit N'.
 run_linter()
 {
 	local report="$1" rc=0
 	shift
-	"$@" > "$stage/$report" 2>&1 || rc=$?
-	grep -v '^running with root privileges' "$stage/$report" > "$stage/$report.tmp" || :
-	echo "exit $rc" >> "$stage/$report.tmp"
-	mv "$stage/$report.tmp" "$stage/$report"
-	log "$(echo "$*" | sed "s|$stage/[^ ]*/||g") : exit $rc (report $outdir/$report)"
+	"$@" > "$staging/$report" 2>&1 || rc=$?
+	grep -v '^running with root privileges' "$staging/$report" > "$staging/$report.tmp" || :
+	echo "exit $rc" >> "$staging/$report.tmp"
+	mv "$staging/$report.tmp" "$staging/$report"
+	log "$(echo "$*" | sed "s|$staging/[^ ]*/||g") : exit $rc (report $outdir/$report)"
 }
 
 # lint_standin: the stand-in source package lintian checks by default,
-# $stage/lintsrc/linux-rxkit_DEB_VERSION.dsc.  Lintian of the real .dsc
+# $staging/lintsrc/linux-rxkit_DEB_VERSION.dsc.  Lintian of the real .dsc
 # unpacks and reads the 90,000 files of the kernel tarball (8 minutes on
 # two busy cores; RXKIT_LINT_SOURCE=full does it); the stand-in has the
 # same debian/ and an orig tarball of the files the series patches, and
 # all of lintian's checks run on it.
 lint_standin()
 {
-	local l="$stage/lintsrc"
+	local l="$staging/lintsrc"
 	mkdir -p "$l/$topdir"
 	{ echo Makefile; echo COPYING
 	  [ ! -d "$sd/debian/patches" ] || sed -n 's|^+++ b/||p' "$sd"/debian/patches/*.patch; } |
@@ -55,7 +55,7 @@ lint_deb()
 	local e
 	reports="$reports lintian.txt"
 	if [ "$lint" = 0 ]; then
-		echo "not linted (--no-lint)" > "$stage/lintian.txt"
+		echo "not linted (--no-lint)" > "$staging/lintian.txt"
 	elif command -v lintian >/dev/null 2>&1; then
 		# shellcheck disable=SC2046
 		run_linter lintian-deb.txt lintian --fail-on error,warning --display-info --pedantic \
@@ -65,15 +65,15 @@ lint_deb()
 		else
 			lint_standin
 			run_linter lintian-source.txt lintian --fail-on error,warning --display-info --pedantic \
-				"$stage/lintsrc/linux-rxkit_$deb_version.dsc"
+				"$staging/lintsrc/linux-rxkit_$deb_version.dsc"
 		fi
-		{ echo "# lintian --pedantic of the .debs"; cat "$stage/lintian-deb.txt"
+		{ echo "# lintian --pedantic of the .debs"; cat "$staging/lintian-deb.txt"
 		  echo "# lintian --pedantic of ${dsc##*/} (${RXKIT_LINT_SOURCE:-stand-in orig tarball of the patched files})"
-		  cat "$stage/lintian-source.txt"
-		  e=$(tail -q -n 1 "$stage/lintian-deb.txt" "$stage/lintian-source.txt" | sort -u | grep -v '^exit 0$' | head -n 1)
-		  echo "${e:-exit 0}"; } > "$stage/lintian.txt"
+		  cat "$staging/lintian-source.txt"
+		  e=$(tail -q -n 1 "$staging/lintian-deb.txt" "$staging/lintian-source.txt" | sort -u | grep -v '^exit 0$' | head -n 1)
+		  echo "${e:-exit 0}"; } > "$staging/lintian.txt"
 	else
-		echo "lintian not installed (Debian package 'lintian')" > "$stage/lintian.txt"
+		echo "lintian not installed (Debian package 'lintian')" > "$staging/lintian.txt"
 	fi
 }
 
@@ -82,10 +82,10 @@ lint_rpm()
 {
 	reports="$reports rpmlint.txt"
 	if [ "$lint" = 0 ]; then
-		echo "not linted (--no-lint)" > "$stage/rpmlint.txt"
+		echo "not linted (--no-lint)" > "$staging/rpmlint.txt"
 	elif command -v rpmlint >/dev/null 2>&1; then
 		run_linter rpmlint.txt rpmlint -r "$RXKIT_TOP/rpm/vsockrx-kernel.rpmlintrc" "$spec" "$rpmf" "$drpm"
 	else
-		echo "rpmlint not installed (Debian package 'rpmlint')" > "$stage/rpmlint.txt"
+		echo "rpmlint not installed (Debian package 'rpmlint')" > "$staging/rpmlint.txt"
 	fi
 }

@@ -6,7 +6,7 @@
 # reports, ccache.txt).  Each file lands under its final name in one
 # rename.
 #
-# Reads stage, srcout, outdir, tb, rel, lv, deb_version, dsc, spec,
+# Reads staging, srcout, outdir, tb, rel, lv, deb_version, dsc, spec,
 # rpm_name, rpm_version, pkgs, reports, ctext.
 # The run's state is shared with ci/package and its other parts:
 # shellcheck disable=SC2034,SC2154
@@ -17,7 +17,7 @@ publish_sources()
 	local f o
 	mkdir -p "$srcout"
 	if [ -n "$dsc" ]; then
-		for f in "$stage"/dsrc/linux-rxkit_"$deb_version".* "$stage/source.log"; do
+		for f in "$staging"/dsrc/linux-rxkit_"$deb_version".* "$staging/source.log"; do
 			cp "$f" "$srcout/.${f##*/}.tmp" && mv "$srcout/.${f##*/}.tmp" "$srcout/${f##*/}"
 		done
 		o="$srcout/linux-rxkit_$rel.orig.tar.xz"
@@ -26,7 +26,7 @@ publish_sources()
 	fi
 	if [ -n "$spec" ]; then
 		rm -rf "$srcout/rpm.tmp"
-		cp -R "$stage/rpmsrc" "$srcout/rpm.tmp"
+		cp -R "$staging/rpmsrc" "$srcout/rpm.tmp"
 		rm "$srcout/rpm.tmp/SOURCES/${tb##*/}"
 		ln -f "$tb" "$srcout/rpm.tmp/SOURCES/${tb##*/}" 2>/dev/null ||
 			cp "$tb" "$srcout/rpm.tmp/SOURCES/${tb##*/}"
@@ -41,9 +41,9 @@ publish_results()
 {
 	local f g mark
 	publish_sources
-	printf '%s' "$ctext" > "$stage/ccache.txt"
+	printf '%s' "$ctext" > "$staging/ccache.txt"
 	for f in $reports ccache.txt; do
-		cp "$stage/$f" "$outdir/.$f.tmp"
+		cp "$staging/$f" "$outdir/.$f.tmp"
 		mv "$outdir/.$f.tmp" "$outdir/$f"
 	done
 	# The folder holds this tree's last build: its packages of an earlier

@@ -21,16 +21,16 @@ need_rpm()
 	need cpio cpio
 }
 
-# source_rpm: the spec and its sources, in $stage/rpmsrc/.
+# source_rpm: the spec and its sources, in $staging/rpmsrc/.
 source_rpm()
 {
 	local rs plines='' plist='' i=0 p
 	log "spec $rpm_name-$rpm_version-$rev (Source0 ${tb##*/}, $npatch patches)"
-	rs="$stage/rpmsrc"
+	rs="$staging/rpmsrc"
 	mkdir -p "$rs/SOURCES"
 	ln -s "$tb" "$rs/SOURCES/${tb##*/}"
-	cp "$stage/kconfig/.config" "$rs/SOURCES/config"
-	cp "$stage/config.requested" "$rs/SOURCES/config.requested"
+	cp "$staging/kconfig/.config" "$rs/SOURCES/config"
+	cp "$staging/config.requested" "$rs/SOURCES/config.requested"
 	cp "$RXKIT_TOP/ci/kconfig-check" "$RXKIT_TOP/ci/extmod-tree" "$rs/SOURCES/"
 	if [ "$npatch" -gt 0 ]; then
 		for p in $(series_patches "$series"); do
@@ -46,26 +46,26 @@ source_rpm()
 		    -e "s|@DATE@|$(LC_ALL=C date -u -d "@$SOURCE_DATE_EPOCH" '+%a %b %d %Y')|" > "$spec"
 }
 
-# build_rpm: the binary packages, in $stage/rpm/RPMS/ (build.sh runs it in
-# the background); log $stage/rpm.log, build time in $stage/rpm.seconds.
+# build_rpm: the binary packages, in $staging/rpm/RPMS/ (build.sh runs it in
+# the background); log $staging/rpm.log, build time in $staging/rpm.seconds.
 build_rpm()
 {
 	local t0 top
 	t0=$(date +%s)
-	top="$stage/rpm"
+	top="$staging/rpm"
 	mkdir -p "$top/tmp" "$top/BUILD" "$top/RPMS"
 	# --nodeps: the build host's packages are Debian's, rpm's database
 	# does not know them (ci/deps installs the BuildRequires' equivalents).
-	CCACHE_STATSLOG="$stage/rpm.ccache" rpmbuild -bb --nodeps \
+	CCACHE_STATSLOG="$staging/rpm.ccache" rpmbuild -bb --nodeps \
 		--define "_topdir $top" \
-		--define "_sourcedir $stage/rpmsrc/SOURCES" \
+		--define "_sourcedir $staging/rpmsrc/SOURCES" \
 		--define "_tmppath $top/tmp" \
 		--define "_buildhost rxkit" \
 		--define "_smp_mflags -j$JOBS" \
 		--define "use_source_date_epoch_as_buildtime 1" \
 		--define "clamp_mtime_to_source_date_epoch 1" \
-		"$spec" > "$stage/rpm.log" 2>&1 || return 1
-	echo $(( $(date +%s) - t0 )) > "$stage/rpm.seconds"
+		"$spec" > "$staging/rpm.log" 2>&1 || return 1
+	echo $(( $(date +%s) - t0 )) > "$staging/rpm.seconds"
 }
 
 # check_rpm: the kernel and -devel packages exist, the kernel package
@@ -73,8 +73,8 @@ build_rpm()
 # kernel is ci/build's (check_image) and the .deb's.
 check_rpm()
 {
-	rpmf="$stage/rpm/RPMS/x86_64/$rpm_name-$rpm_version-$rev.x86_64.rpm"
-	drpm="$stage/rpm/RPMS/x86_64/$rpm_name-devel-$rpm_version-$rev.x86_64.rpm"
+	rpmf="$staging/rpm/RPMS/x86_64/$rpm_name-$rpm_version-$rev.x86_64.rpm"
+	drpm="$staging/rpm/RPMS/x86_64/$rpm_name-devel-$rpm_version-$rev.x86_64.rpm"
 	[ -f "$rpmf" ] || die "rpmbuild made no ${rpmf##*/}"
 	[ -f "$drpm" ] || die "rpmbuild made no ${drpm##*/}"
 	pkgs="$pkgs $rpmf $drpm"
