@@ -64,8 +64,7 @@ run check check-full: deps
 $(ONE): deps
 	rm -f $(one.$@:%=$(R)/%.json)
 	@mkdir -p $(R) && touch $(R)/.started
-	+@$(MAKE) --no-print-directory -k -j$(JOBS) STAGES='$(one.$@)' \
-		$(full.$@) $(one.$@:%=$(R)/%.json)
+	+@$(MAKE) --no-print-directory -k -j$(JOBS) $(full.$@) STAGES='$(one.$@)' $(one.$@:%=$(R)/%.json)
 	@tests/check --since $(R)/.started $(R)
 
 # The plan of a tier as a table, without running anything.

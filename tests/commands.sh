@@ -38,7 +38,8 @@ trap 'rm -rf "$work"' EXIT INT TERM
 # (dash's, and POSIX's special ones): the language, not commands to install.
 readonly SH_BUILTINS=". : [ alias bg break cd command continue echo eval exec exit export false fc fg getopts hash jobs kill local printf pwd read readonly return set shift test times trap true type ulimit umask unalias unset wait"
 
-# commands_scan: tests/commands.awk over the kit's host-side scripts:
+# commands_scan: tests/commands.awk (and its front ends,
+# tests/commands-make.awk) over the kit's host-side scripts:
 # shell_files (tests/static-lib.sh) except the busybox guest's
 # (tests/guest/), tests/fixtures/ and the maintainer scripts debian/*.in,
 # which run on the installing system (their needs are the packages'
@@ -58,7 +59,7 @@ commands_scan()
 			[ ! -x "$f" ] || echo "${f##*/}"
 		done < "$work/cmd.tracked" > "$work/cmd.kit"
 		# shellcheck disable=SC2046,SC2086
-		awk -f tests/commands.awk type=sh $(cat "$work/cmd.files") \
+		awk -f tests/commands.awk -f tests/commands-make.awk type=sh $(cat "$work/cmd.files") \
 			${RXKIT_COMMANDS_EXTRA:-} \
 			type=make $(cat "$work/cmd.make") type=spec rpm/*.spec.in
 	) > "$work/cmd.raw" || return 1
