@@ -100,7 +100,7 @@ kernel_set = build-$(1)-patched build-$(1)-baseline build-$(1)-debug \
 	ab-verdict-$(1) loopback-$(1)-debug virtio-$(1)-debug
 check_set = fetch-$(1) prepare-$(1) packages-build-$(1) packages-deb-$(1) \
 	packages-rpm-$(1) packages-refusals-$(1) packages-rebuild-$(1) rootfs rootfs-base cleanroot-$(1) static commands \
-	shellcheck errors-fetch errors-build errors-tools bench-stats \
+	shellcheck errors-fetch errors-build errors-tools bench-tools \
 	$(call kernel_set,$(1)) series-$(1)
 OTHERS := $(filter-out $(TARGET) none,$(or $(RXKIT_CHECK_TARGETS),$(KNOWN)))
 ifeq ($(TIER),run)
@@ -126,8 +126,9 @@ $(eval $(call stage,rootfs-base,,tests/mkrootfs --base,rootfs))
 $(eval $(call stage,static,,tests/static.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t))))
 $(eval $(call stage,commands,,tests/commands.sh))
 $(eval $(call stage,shellcheck,,tests/shellcheck.sh))
-# The benchmarks' statistics and C style (checkpatch of TARGET's tree).
-$(eval $(call stage,bench-stats,,tests/bench_stats.sh $(TARGET),fetch-$(TARGET)))
+# The benchmarks' tools on this machine, and the C style (checkpatch of
+# TARGET's tree).
+$(eval $(call stage,bench-tools,,tests/bench_tools.sh $(TARGET),fetch-$(TARGET)))
 $(eval $(call stage,errors-fetch,,tests/errors_fetch.sh $(TARGET),fetch-$(TARGET)))
 $(eval $(call stage,errors-build,,tests/errors_build.sh $(TARGET),build-$(TARGET)-patched build-$(TARGET)-baseline))
 $(eval $(call stage,errors-tools,,tests/errors_tools.sh $(TARGET),build-$(TARGET)-patched))

@@ -1,0 +1,225 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/bench_tools.sh: the tools of the benchmark suite on this machine:
+# the A/B statistics (tests/bench/rxkit-stats.c) unit-tested and run on a
+# case computed by hand; the receiver, sender and ping-pong
+# (tests/bench/rxkit-bench.c) over a Unix socket (the suite's reference
+# row), counting and checking every byte; the kit's C checkpatch --strict
+# clean.  KTAP on stdout; exit 0 (all passed or skipped), 1 (a failure).
+set -eu
+PROG=bench_tools
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+
+readonly ALL_TESTS="build unit cli_example cli_lower_is_better cli_refusals rx_counts rx_detects_corruption ping_pong checkpatch"
+readonly TESTS="${RXKIT_BENCH_TOOLS_TESTS:-$ALL_TESTS}"
+readonly FIX="$RXKIT_TOP/tests/fixtures/bench-stats"
+
+usage()
+{
+	cat <<USAGE
+usage: tests/bench_tools.sh [TARGET]
+
+The tools of the benchmark suite:
+$(for t in $ALL_TESTS; do echo "  $t"; done)
+checkpatch is TARGET's (default: $RXKIT_TARGET; ci/fetch must have
+fetched it): scripts/checkpatch.pl --strict of tests/bench/*.c and
+tests/rxkit-vsock.c.
+
+Environment: RXKIT_BENCH_TOOLS_TESTS="NAME..." (a subset of the tests).
+USAGE
+}
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+-*) usage >&2; die "unknown option '$1'" ;;
+esac
+target=${1:-$RXKIT_TARGET}
+load_base "$target"
+check_subset RXKIT_BENCH_TOOLS_TESTS
+need gcc gcc
+work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-bench-tools.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+stats="$work/rxkit-stats"
+bench="$work/rxkit-bench"
+
+# need_stats, need_bench: the tool, built by the build test.
+need_stats()
+{
+	[ -x "$stats" ] && return 0
+	SKIP_REASON="rxkit-stats did not build"
+	return "$KSFT_SKIP"
+}
+need_bench()
+{
+	[ -x "$bench" ] && return 0
+	SKIP_REASON="rxkit-bench did not build"
+	return "$KSFT_SKIP"
+}
+
+test_build()
+{
+	local t rc=0
+	for t in rxkit-stats rxkit-bench; do
+		gcc -O2 -Wall -Wextra -Werror -o "$work/$t" "$RXKIT_TOP/tests/bench/$t.c" -lm \
+			> "$work/build.log" 2>&1 || { sed 's/^/# /' "$work/build.log"; rc=1; }
+	done
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+# The unit tests of the C (its --self-test, KTAP), as subtests.
+test_unit()
+{
+	local rc=0
+	need_stats || return $?
+	"$stats" --self-test > "$work/unit.ktap" || rc=$?
+	sed 's/^/    /' "$work/unit.ktap"
+	grep -q '^# Totals: pass:[1-9][0-9]* fail:0 ' "$work/unit.ktap" ||
+		{ echo "# the self-test passed no test, or failed one"; rc=1; }
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+# Four pairs whose result tests/fixtures/bench-stats/pairs computes by hand.
+test_cli_example()
+{
+	need_stats || return $?
+	"$stats" "$FIX/pairs" > "$work/out" || { echo "# rxkit-stats failed"; return "$KSFT_FAIL"; }
+	sed 's/^/# /' "$work/out"
+	diff -u "$FIX/expected" "$work/out" | sed 's/^/# /'
+	cmp -s "$FIX/expected" "$work/out" || return "$KSFT_FAIL"
+}
+
+# -l (latency, cost per byte): the same rise is worse.
+test_cli_lower_is_better()
+{
+	need_stats || return $?
+	"$stats" -l "$FIX/pairs" > "$work/out" || return "$KSFT_FAIL"
+	grep -q ' verdict=worse$' "$work/out" || { sed 's/^/# /' "$work/out"; return "$KSFT_FAIL"; }
+	printf 'AB 10 5\nBA 10 5\n' | "$stats" -l > "$work/out" || return "$KSFT_FAIL"
+	grep -q '^change=-50.00% ci95=-50.00%,-50.00% .* verdict=better$' "$work/out" ||
+		{ sed 's/^/# /' "$work/out"; return "$KSFT_FAIL"; }
+}
+
+# expect_refusal INPUT PATTERN: rxkit-stats exits 2 saying PATTERN.
+expect_refusal()
+{
+	local rc=0
+	printf "$1" | "$stats" > "$work/out" 2> "$work/err" || rc=$?
+	if [ "$rc" != 2 ] || ! grep -q "$2" "$work/err"; then
+		echo "# input '$1': exit $rc, not 2 with '$2':"
+		sed 's/^/#   /' "$work/err"
+		return 1
+	fi
+	echo "# refused: $(cat "$work/err")"
+}
+
+test_cli_refusals()
+{
+	local rc=0
+	need_stats || return $?
+	expect_refusal 'AB 1 2\n' '1 pairs: at least 2 are needed' || rc=1
+	expect_refusal 'AB 1 2\nXY 1 2\n' 'line 2: want' || rc=1
+	expect_refusal 'AB 1 2\nBA 0 2\n' 'line 2: want .* positive' || rc=1
+	expect_refusal '# nothing\n' '0 pairs' || rc=1
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+# rx_line ADDR RXOPTS -- TX...: rxkit-bench rx on ADDR (a Unix socket of
+# the work folder) and the sender TX... once it listens; the receiver's
+# result line in $work/rx, its exit code returned.
+rx_line()
+{
+	local addr="$1" rxopts="$2" pid rc=0 i=0
+	shift 3
+	rm -f "$work/rx" "$work/rx.out"
+	# shellcheck disable=SC2086
+	"$bench" rx -t 60 $rxopts "$addr" > "$work/rx.out" 2>&1 &
+	pid=$!
+	while ! grep -q 'listening' "$work/rx.out" 2>/dev/null; do
+		[ "$i" -lt 100 ] && kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	"$@" || echo "# the sender exited $?"
+	wait "$pid" || rc=$?
+	grep '^rxkit-bench: rx bytes=' "$work/rx.out" > "$work/rx" || sed 's/^/# /' "$work/rx.out"
+	sed 's/^/# /' "$work/rx"
+	return "$rc"
+}
+
+# Every byte arrives, is checked, and recv() is called once a SIZE read
+# plus once for EOF (as the cover letter's recv() column counts): 64 KiB in
+# 64-byte reads is 1025 calls; a slow reader (-d) gets the same bytes.
+test_rx_counts()
+{
+	local s="unix:$work/rx.sock" rc=0
+	need_bench || return $?
+	rx_line "$s" "-r 64 -n 64K" -- "$bench" tx -w 64 -n 64K "$s" || rc=1
+	grep -q ' bytes=65536 .* recv_calls=1025 errors=0 first_bad=-1 result=ok$' "$work/rx" || rc=1
+	rx_line "$s" "-n 8M" -- "$bench" tx -n 8M "$s" || rc=1
+	grep -q ' bytes=8388608 .* errors=0 .* result=ok$' "$work/rx" || rc=1
+	rx_line "$s" "-r 4K -d 100 -n 1M" -- "$bench" tx -w 4K -n 1M "$s" || rc=1
+	grep -q ' bytes=1048576 .* recv_calls=257 errors=0 .* result=ok$' "$work/rx" || rc=1
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+# A stream with one wrong byte, and one cut short of -n, fail with exit 1;
+# the wrong byte is found at its offset.
+test_rx_detects_corruption()
+{
+	local s="unix:$work/rx.sock" rc=0 r=0
+	need_bench || return $?
+	need python3 python3
+	rx_line "$s" "-n 1000" -- python3 -c '
+import socket, sys
+b = bytearray((i * 7 + 3) % 251 for i in range(1000))
+b[700] ^= 1
+c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1]); c.sendall(b); c.close()' "$work/rx.sock" || r=$?
+	[ "$r" = 1 ] || { echo "# a corrupt stream: exit $r, not 1"; rc=1; }
+	grep -q ' errors=1 first_bad=700 result=fail$' "$work/rx" || rc=1
+	r=0
+	rx_line "$s" "-n 2000" -- "$bench" tx -n 1000 "$s" || r=$?
+	[ "$r" = 1 ] || { echo "# a short stream: exit $r, not 1"; rc=1; }
+	grep -q ' bytes=1000 .* errors=0 .* result=fail$' "$work/rx" || rc=1
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+# Every echo checked; the statistics line has count, mean, median, p99.
+test_ping_pong()
+{
+	local s="unix:$work/pp.sock" pid rc=0 i=0
+	need_bench || return $?
+	"$bench" pong -t 60 "$s" > "$work/pong.out" 2>&1 &
+	pid=$!
+	while ! grep -q 'listening' "$work/pong.out" 2>/dev/null && [ "$i" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	"$bench" ping -t 60 -s 4K -n 500 "$s" > "$work/ping.out" 2>&1 || rc=1
+	wait "$pid" || rc=1
+	sed 's/^/# /' "$work/ping.out"
+	grep -q '^rxkit-bench: ping count=500 size=4096 mean_us=[0-9.]* median_us=[0-9.]* p99_us=[0-9.]* min_us=[0-9.]* max_us=[0-9.]*$' \
+		"$work/ping.out" || rc=1
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+test_checkpatch()
+{
+	local cp f rc=0
+	cp="$(src_root "$target")/pristine/scripts/checkpatch.pl"
+	[ -f "$cp" ] || { SKIP_REASON="no fetched $target tree for checkpatch.pl (ci/fetch $target)"; return "$KSFT_SKIP"; }
+	need perl perl
+	for f in "$RXKIT_TOP"/tests/bench/*.c "$RXKIT_TOP/tests/rxkit-vsock.c"; do
+		if perl "$cp" --strict --no-tree --no-summary --quiet -f "$f" > "$work/cp" 2>&1; then
+			echo "# ${f#"$RXKIT_TOP"/}: clean"
+		else
+			echo "# ${f#"$RXKIT_TOP"/}:"
+			sed 's/^/#   /' "$work/cp"
+			rc=1
+		fi
+	done
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+# shellcheck disable=SC2086
+run_tests $TESTS
+[ "$ktap_fail" = 0 ]
