@@ -11,7 +11,7 @@ PROG=bench_tools
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="build unit cli_example cli_lower_is_better cli_refusals rx_counts rx_detects_corruption ping_pong checkpatch"
+readonly ALL_TESTS="build unit cli_example cli_lower_is_better cli_refusals rx_counts rx_detects_corruption tx_retries ping_pong checkpatch"
 readonly TESTS="${RXKIT_BENCH_TOOLS_TESTS:-$ALL_TESTS}"
 readonly FIX="$RXKIT_TOP/tests/fixtures/bench-stats"
 
@@ -180,6 +180,28 @@ c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1]); c.sendall(b); c.close
 	rx_line "$s" "-n 2000" -- "$bench" tx -n 1000 "$s" || r=$?
 	[ "$r" = 1 ] || { echo "# a short stream: exit $r, not 1"; rc=1; }
 	grep -q ' bytes=1000 .* errors=0 .* result=fail$' "$work/rx" || rc=1
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+# The sender may start first: -R retries until the receiver listens (the
+# host starts each point's sender while the guest readies its receiver);
+# with nobody listening it gives up after -R seconds, exit 2.
+test_tx_retries()
+{
+	local s="unix:$work/late.sock" pid rc=0 r=0 t0
+	need_bench || return $?
+	rm -f "$work/late.sock"
+	"$bench" tx -t 60 -R 20 -n 1M "$s" > "$work/tx.out" 2>&1 &
+	pid=$!
+	sleep 1
+	"$bench" rx -t 60 -n 1M "$s" > "$work/rx.out" 2>&1 || rc=1
+	wait "$pid" || rc=1
+	grep '^rxkit-bench: rx bytes' "$work/rx.out" | sed 's/^/# /'
+	grep -q ' bytes=1048576 .* result=ok$' "$work/rx.out" || rc=1
+	t0=$(date +%s)
+	"$bench" tx -t 60 -R 2 -n 1M "unix:$work/nobody.sock" > "$work/tx.out" 2>&1 || r=$?
+	echo "# nobody listening: exit $r after $(( $(date +%s) - t0 )) s: $(cat "$work/tx.out")"
+	[ "$r" = 2 ] && [ $(( $(date +%s) - t0 )) -ge 2 ] || rc=1
 	[ "$rc" = 0 ] || return "$KSFT_FAIL"
 }
 

@@ -5,13 +5,15 @@
  * receives with one thread in blocking recv(), no poll(), pinned to a CPU).
  *
  *   rxkit-bench rx   [-c CPU] [-r SIZE] [-L LOWAT] [-d USEC] [-n BYTES] ADDR
- *   rxkit-bench tx   [-w SIZE] -n BYTES ADDR
+ *   rxkit-bench tx   [-w SIZE] [-R SECS] -n BYTES ADDR
  *   rxkit-bench pong [-c CPU] ADDR
- *   rxkit-bench ping [-c CPU] [-s SIZE] [-n COUNT] ADDR
+ *   rxkit-bench ping [-c CPU] [-s SIZE] [-n COUNT] [-R SECS] ADDR
  *
  * ADDR: vsock:PORT (listen, any CID), vsock:CID:PORT (connect), unix:PATH
  * (listen or connect), vhu:PATH:PORT (connect to guest PORT through the
  * Unix socket PATH of vhost-device-vsock: "CONNECT PORT\n", "OK N\n").
+ * The connecting side retries for SECS seconds (-R) while nobody listens:
+ * the host can start a point's sender before the guest's receiver.
  *
  * Byte i of a stream is (i * 7 + 3) mod 251; rx checks every byte.  rx
  * accepts one connection and reads until EOF with recv() of SIZE bytes
@@ -53,6 +55,7 @@
 static unsigned char ref[MAX_IO + PERIOD];
 static unsigned char buf[MAX_IO];
 static const char *mode = "?";
+static unsigned int retry_secs;	/* -R: connect retries, seconds */
 
 static void help(FILE *f)
 {
@@ -64,6 +67,7 @@ static void help(FILE *f)
 		"ADDR: vsock:PORT (listen), vsock:CID:PORT, unix:PATH,\n"
 		"      vhu:PATH:PORT (guest PORT through vhost-device-vsock's PATH)\n"
 		"-t SECS: give up after SECS seconds (exit 3; default 600).\n"
+		"-R SECS: tx, ping: retry the connection for SECS seconds.\n"
 		"Sizes take K, M and G suffixes.\n");
 }
 
@@ -154,7 +158,10 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
-/* vhu_connect - through vhost-device-vsock's Unix socket to guest @port. */
+/*
+ * vhu_connect - through vhost-device-vsock's Unix socket @fd to guest
+ * @port: 0, or -1 when the daemon did not answer "OK" (no listener yet).
+ */
 static int vhu_connect(int fd, unsigned int port)
 {
 	char line[64];
@@ -162,46 +169,74 @@ static int vhu_connect(int fd, unsigned int port)
 
 	snprintf(line, sizeof(line), "CONNECT %u\n", port);
 	if (write_all(fd, (unsigned char *)line, strlen(line)))
-		die("CONNECT");
+		return -1;
 	/* The answer, "OK <host port>\n", byte by byte: data follows it. */
 	while (n < sizeof(line) - 1) {
 		if (read(fd, line + n, 1) != 1)
-			die("no answer to CONNECT");
+			return -1;
 		if (line[n++] == '\n')
 			break;
 	}
 	line[n] = '\0';
-	if (strncmp(line, "OK ", 3)) {
-		fprintf(stderr, "rxkit-bench: %s: error: CONNECT %u: %s", mode, port, line);
-		exit(2);
+	return strncmp(line, "OK ", 3) ? -1 : 0;
+}
+
+/* try_connect - a socket connected to @addr, or -1 (errno set). */
+static int try_connect(const char *addr)
+{
+	struct sockaddr_vm svm = { .svm_family = AF_VSOCK };
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	unsigned int cid, port;
+	const char *colon;
+	int fd;
+
+	if (sscanf(addr, "vsock:%u:%u", &cid, &port) == 2) {
+		svm.svm_cid = cid;
+		svm.svm_port = port;
+		fd = socket(AF_VSOCK, SOCK_STREAM, 0);
+		if (fd >= 0 && !connect(fd, (struct sockaddr *)&svm, sizeof(svm)))
+			return fd;
+	} else if (!strncmp(addr, "vhu:", 4)) {
+		colon = strrchr(addr + 4, ':');
+		if (!colon || colon - addr - 4 >= (long)sizeof(sun.sun_path) ||
+		    sscanf(colon + 1, "%u", &port) != 1)
+			fail_usage("not vhu:PATH:PORT:", addr);
+		memcpy(sun.sun_path, addr + 4, colon - addr - 4);
+		fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (fd >= 0 && !connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+			if (!vhu_connect(fd, port))
+				return fd;
+			errno = ECONNREFUSED;
+		}
+	} else {
+		if (strncmp(addr, "unix:", 5) || strlen(addr + 5) >= sizeof(sun.sun_path) ||
+		    !addr[5])
+			fail_usage("unknown address", addr);
+		memcpy(sun.sun_path, addr + 5, strlen(addr + 5) + 1);
+		fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (fd >= 0 && !connect(fd, (struct sockaddr *)&sun, sizeof(sun)))
+			return fd;
 	}
-	return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
 }
 
 /*
  * open_addr - a connected stream socket for @addr: accepted on a listener
- * (vsock:PORT, or unix:PATH when @listen_unix) or connected.
+ * (vsock:PORT, or unix:PATH when @listen_unix) or connected, retrying for
+ * retry_secs (-R) while nobody listens yet.
  */
 static int open_addr(const char *addr, int listen_unix)
 {
 	struct sockaddr_vm svm = { .svm_family = AF_VSOCK };
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	double deadline = now() + retry_secs;
 	unsigned int cid, port;
 	int fd, lfd;
-	char path[sizeof(sun.sun_path)];
-	const char *colon;
 
-	if (sscanf(addr, "vsock:%u:%u", &cid, &port) == 2) {
-		fd = socket(AF_VSOCK, SOCK_STREAM, 0);
-		if (fd < 0)
-			die("socket(AF_VSOCK)");
-		svm.svm_cid = cid;
-		svm.svm_port = port;
-		if (connect(fd, (struct sockaddr *)&svm, sizeof(svm)))
-			die("connect");
-		return fd;
-	}
-	if (sscanf(addr, "vsock:%u", &port) == 1) {
+	if (sscanf(addr, "vsock:%u:%u", &cid, &port) != 2 &&
+	    sscanf(addr, "vsock:%u", &port) == 1) {
 		lfd = socket(AF_VSOCK, SOCK_STREAM, 0);
 		if (lfd < 0)
 			die("socket(AF_VSOCK)");
@@ -209,35 +244,24 @@ static int open_addr(const char *addr, int listen_unix)
 		svm.svm_port = port;
 		if (bind(lfd, (struct sockaddr *)&svm, sizeof(svm)) || listen(lfd, 1))
 			die("bind/listen");
-		goto accept;
-	}
-	if (!strncmp(addr, "vhu:", 4)) {
-		colon = strrchr(addr + 4, ':');
-		if (!colon || colon - addr - 4 >= (long)sizeof(path) ||
-		    sscanf(colon + 1, "%u", &port) != 1)
-			fail_usage("not vhu:PATH:PORT:", addr);
-		memcpy(sun.sun_path, addr + 4, colon - addr - 4);
-		fd = socket(AF_UNIX, SOCK_STREAM, 0);
-		if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)))
-			die("connect to vhost-device-vsock");
-		return vhu_connect(fd, port);
-	}
-	if (strncmp(addr, "unix:", 5) || strlen(addr + 5) >= sizeof(path) || !addr[5])
-		fail_usage("unknown address", addr);
-	memcpy(sun.sun_path, addr + 5, strlen(addr + 5) + 1);
-	if (!listen_unix) {
-		fd = socket(AF_UNIX, SOCK_STREAM, 0);
-		if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)))
-			die("connect");
+	} else if (listen_unix && !strncmp(addr, "unix:", 5)) {
+		if (strlen(addr + 5) >= sizeof(sun.sun_path) || !addr[5])
+			fail_usage("unknown address", addr);
+		memcpy(sun.sun_path, addr + 5, strlen(addr + 5) + 1);
+		lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (lfd < 0)
+			die("socket(AF_UNIX)");
+		unlink(sun.sun_path);
+		if (bind(lfd, (struct sockaddr *)&sun, sizeof(sun)) || listen(lfd, 1))
+			die("bind/listen");
+	} else {
+		while ((fd = try_connect(addr)) < 0) {
+			if (now() >= deadline)
+				die("connect");
+			usleep(100000);
+		}
 		return fd;
 	}
-	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (lfd < 0)
-		die("socket(AF_UNIX)");
-	unlink(sun.sun_path);
-	if (bind(lfd, (struct sockaddr *)&sun, sizeof(sun)) || listen(lfd, 1))
-		die("bind/listen");
-accept:
 	printf("rxkit-bench: %s: listening on %s\n", mode, addr);
 	fflush(stdout);
 	fd = accept(lfd, NULL, NULL);
@@ -398,7 +422,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < MAX_IO + PERIOD; i++)
 		ref[i] = (i * 7 + 3) % PERIOD;
 	optind = 2;
-	while ((opt = getopt(argc, argv, "c:r:L:d:n:w:s:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:r:L:d:n:w:s:t:R:")) != -1) {
 		switch (opt) {
 		case 'c':
 			cpu = atoi(optarg);
@@ -421,6 +445,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			timeout = (unsigned int)parse_size(optarg);
+			break;
+		case 'R':
+			retry_secs = (unsigned int)parse_size(optarg);
 			break;
 		default:
 			help(stderr);
