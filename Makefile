@@ -29,6 +29,7 @@ one.series := series-$(TARGET)
 one.package := package-$(TARGET)
 one.packages := $(foreach s,build deb rpm refusals rebuild,packages-$(s)-$(TARGET))
 one.summary := summary-$(TARGET)
+one.bench := bench-$(TARGET)
 full.packages := FULL=1
 ONE := $(patsubst one.%,%,$(filter one.%,$(.VARIABLES)))
 
@@ -42,17 +43,18 @@ help:
 	@echo '                 the stages that did not pass last time'
 	@echo 'make check-full  make check plus the kernels and guest suites of every other'
 	@echo '                 target, the loaded nested suites, the -dbg and clean-root builds'
-	@echo 'make -n check    the plan: every stage, what it needs and waits for, its last duration'
+	@echo 'make plan        the plan: every stage, what it needs and waits for, its last duration'
 	@echo 'make $(ONE)'
-	@echo '                 those stages alone (ci/stages.mk says which)'
+	@echo '                 those stages alone (ci/stages.mk says which); make bench: the'
+	@echo '                 benchmark of tests/bench.sh (bench kernels, 8 AB/BA pairs)'
 	@echo 'TARGET=$(TARGET) ($(KNOWN)), JOBS=$(JOBS), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
 	@echo 'RXKIT_CHECK_TARGETS="6.1 6.12 6.18" (default: all; none): the other targets of make check'
 
 deps:
 	ci/deps
 
-# The stages of $(TIER) (through the sub-make: -B runs each once per run,
-# and make -n check lists all of them).
+# The stages of $(TIER), through the sub-make: make check starts from an
+# empty $(R) (KEEP=1: only the records that did not pass are removed).
 stages: $(STAGES:%=$(R)/%.json)
 
 run check check-full: deps

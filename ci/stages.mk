@@ -89,6 +89,16 @@ $(if $(FULL),$(call stage,packages-rebuild-$(1),packages-build-$(1) rootfs,tests
 $(call stage,cleanroot-$(1),rootfs-base,tests/cleanroot.sh $(1),build-$(1)-patched)
 endef
 
+# The benchmark of a target (make bench; tests/bench.sh): both trees of
+# the bench flavour (kprobe events for the per-packet counters), then the
+# sweep in AB/BA pairs.  The second build is served from the first's
+# ccache.
+define bench_stages
+$(call stage,build-$(1)-baseline-bench,prepare-$(1),$(NICE) ci/build --tree baseline --flavour bench $(1))
+$(call stage,build-$(1)-patched-bench,prepare-$(1),$(NICE) ci/build --tree patched --flavour bench $(1),build-$(1)-baseline-bench)
+$(call stage,bench-$(1),build-$(1)-baseline-bench build-$(1)-patched-bench,tests/bench.sh $(1))
+endef
+
 # The stages of the tiers, in the order make should start them: the
 # longest chain first (build, packages, clean root), then the guests.
 run_set = fetch-$(1) prepare-$(1) build-$(1)-patched build-$(1)-baseline \
@@ -137,5 +147,6 @@ $(foreach t,$(KNOWN),$(eval $(call kernel_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call debug_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call loaded_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call package_stages,$(t))))
+$(foreach t,$(KNOWN),$(eval $(call bench_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call stage,summary-$(t),,ci/summary $(t),$(filter-out summary-$(t) results-json,$(STAGES)))))
 $(eval $(call stage,results-json,,tests/results validate $(RXKIT_OUT),$(filter-out results-json,$(STAGES))))

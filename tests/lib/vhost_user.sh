@@ -128,7 +128,7 @@ virtio_run()
 	}
 	[ -z "${2:-}" ] || "$2" "$d" || hrc=$?
 	qemu_pidfile="$d/qemu.pid"
-	guest_run -j 300 "$d" "$kernel" "$initrd" "$1" "$accel" \
+	guest_run -j "${VIRTIO_JOB_SECS:-300}" "$d" "$kernel" "$initrd" "$1" "$accel" \
 		-pidfile "$qemu_pidfile" \
 		-object memory-backend-memfd,id=mem0,size=1024M,share=on \
 		-numa node,memdev=mem0 \
@@ -158,7 +158,7 @@ virtio_run()
 		wait "$host_pid" 2>/dev/null || hrc=$?
 		host_pid=
 	fi
-	guest_verdict "$1" "$d" "$grc" 300 || v=$?
+	guest_verdict "$1" "$d" "$grc" "${VIRTIO_JOB_SECS:-300}" || v=$?
 	if [ "$v" = 0 ] && [ "$hrc" != 0 ]; then
 		echo "# $1: host side exited $hrc"
 		v=$KSFT_FAIL

@@ -1,0 +1,214 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/bench.sh: does the backport of TARGET deliver the series' effect?
+# The cover letter's method on this machine: a single stream, the host
+# sends (tests/bench/rxkit-bench.c through vhost-device-vsock), the guest
+# receives with one thread in blocking recv() pinned to CPU0, the
+# virtio-vsock interrupts (and so the RX worker) on CPU1; a fresh guest per
+# kernel state, pairs in balanced AB/BA order; the guest's counters of
+# socket locks, lookups, readable and write-space callbacks per received
+# RW packet (kprobe events of the bench flavour).  KTAP on stdout: one test
+# a pair and state, then the checks that hold whatever the timing noise.
+#
+# The samples (CSV) go to OUT/samples.csv; tests/bench-report makes the
+# tables.  Wall-clock throughput is reported, never asserted.
+set -eu
+PROG=bench
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+. "$RXKIT_TOP/tests/lib/vhost_user.sh"
+
+readonly GUEST_CID=3
+readonly POINTS_FILE="$RXKIT_TOP/tests/data/bench-points"
+readonly PORT=6000
+
+usage()
+{
+	cat <<USAGE
+usage: tests/bench.sh [--smoke] [--pairs N] [--out DIR] [TARGET]
+
+The baseline and patched kernels of TARGET (default: $RXKIT_TARGET) of the
+bench flavour (ci/build --tree TREE --flavour bench TARGET), N pairs
+(default 8; --smoke: 2) of fresh guests in AB/BA order, each sweeping the
+points of tests/data/bench-points (--smoke: its smoke column).
+--out DIR: where the samples and logs go (default:
+  \$RXKIT_OUT/TARGET/bench[-smoke]).
+Environment: RXKIT_ACCEL, RXKIT_BENCH_JOB_TIMEOUT (seconds for one guest's
+  sweep, default 1800).
+USAGE
+}
+
+smoke=0
+pairs=
+out=
+extra_opt()
+{
+	case "$1" in
+	--smoke) smoke=1; return 1 ;;
+	--pairs) opt_arg "a number" "$@"; pairs=$2; return 2 ;;
+	--out) opt_arg "a folder" "$@"; out=$2; return 2 ;;
+	esac
+	return 0
+}
+parse_stage_args '' "$@"
+: "${target:=$RXKIT_TARGET}"
+load_base "$target"
+case "${pairs:=$((smoke ? 2 : 8))}" in
+''|*[!0-9]*|0) die "--pairs needs a positive number, not '$pairs'" ;;
+esac
+[ -f "$POINTS_FILE" ] || die "$POINTS_FILE missing"
+need "$QEMU" qemu-system-x86
+need gcc gcc
+need cpio cpio
+need gzip gzip
+detect_backend
+[ -z "$BACKEND_SKIP" ] || die "no backend: $BACKEND_SKIP"
+VIRTIO_JOB_SECS=${RXKIT_BENCH_JOB_TIMEOUT:-1800}
+
+[ -n "$out" ] || out="$(out_dir "$target")/bench$([ "$smoke" = 0 ] || echo -smoke)"
+rm -rf "$out"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+# The points: "PAYLOAD:BYTES:RECV", each payload with recv() of 64 KiB and
+# of the payload.
+points=$(awk -v col=$((smoke ? 3 : 2)) '!/^#/ && NF && $col != "-" {
+		printf "%s:%s:64K %s:%s:%s ", $1, $col, $1, $col, $1 }' "$POINTS_FILE")
+[ -n "$points" ] || die "no points in $POINTS_FILE"
+
+# bench_o TREE: the bench flavour's build folder of TREE.
+bench_o() { printf '%s/%s/o-bench\n' "$(src_root "$target")" "$1"; }
+
+# state_setup TREE: the kernel of TREE and its initramfs, $out/TREE/
+# initrd.cpio.gz, with rxkit-bench, the counters and the points in it.
+state_setup()
+{
+	local s o a
+	s="$(src_root "$target")/$1"
+	o=$(bench_o "$1")
+	[ -f "$o/arch/x86/boot/bzImage" ] ||
+		die "no $1 kernel of the bench flavour; run: ci/build --tree $1 --flavour bench $target"
+	a="$out/$1"
+	mkdir -p "$a/tools/rxkit"
+	gcc -static -O2 -Wall -I"$o/usr/include" -o "$a/tools/rxkit/rxkit-bench" \
+		"$RXKIT_TOP/tests/bench/rxkit-bench.c" > "$a/bench-build.log" 2>&1 ||
+		{ cat "$a/bench-build.log" >&2; die "building tests/bench/rxkit-bench.c failed"; }
+	cp "$RXKIT_TOP/tests/guest/bench-counters" "$a/tools/rxkit/"
+	printf 'BENCH_PORT=%s\nBENCH_RX_CPU=0\nBENCH_IRQ_CPU=1\nBENCH_POINTS="%s"\n' \
+		"$PORT" "$points" > "$a/tools/rxkit/bench.env"
+	tools_initrd "$s" "$o" "$a"
+}
+
+# send_points DIR: the host side of one guest's sweep, point after point
+# (each sender waits for its receiver: -R).
+send_points()
+{
+	local i=0 p size bytes
+	for p in $points; do
+		size=${p%%:*}
+		bytes=${p#*:}
+		bytes=${bytes%%:*}
+		"$art_tools/rxkit-bench" tx -t 600 -R 300 -w "$size" -n "$bytes" \
+			"vhu:$run/vm.vsock:$((PORT + i))" >> "$1/host.log" 2>&1 ||
+			{ echo "# point $i: the sender exited $?"; return 1; }
+		i=$((i + 1))
+	done
+}
+
+# samples PAIR ORDER TREE DIR: the guest's "RXKIT: bench" lines as CSV rows.
+samples()
+{
+	tr -d '\r' < "$4/results.log" | awk -v pair="$1" -v order="$2" -v tree="$3" '
+		$1 == "RXKIT:" && $2 == "bench" {
+			row = pair "," order "," tree "," $3
+			for (i = 4; i <= NF; i++) { split($i, f, "="); row = row "," f[2] }
+			print row
+		}' >> "$out/samples.csv"
+}
+
+echo "pair,order,tree,point,payload,recv,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result,rwpkt,lock,lookup,readable,writespace" \
+	> "$out/samples.csv"
+state_setup baseline
+state_setup patched
+accel=$(pick_accel "$(bench_o baseline)/arch/x86/boot/bzImage" "$out/baseline/initrd.cpio.gz" \
+	"$out/accel-probe")
+art_tools="$out/baseline/tools/rxkit"
+run=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-bench.XXXXXX")
+daemon_pid=
+host_pid=
+guest_pid=
+qemu_pidfile=
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+{
+	echo "command: tests/bench.sh $*"
+	echo "target: $target"
+	echo "baseline: $(cat "$(bench_o baseline)/include/config/kernel.release")"
+	echo "patched: $(cat "$(bench_o patched)/include/config/kernel.release")"
+	echo "backend: $BACKEND"
+	echo "accelerator: $accel"
+	echo "host cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) cores)"
+	echo "kit: $(git -C "$RXKIT_TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "pairs: $pairs"
+	echo "points: $points"
+} > "$out/environment"
+sed 's/^/# /' "$out/environment"
+
+ktap_header $((pairs * 2 + 3))
+k=1
+done_runs=0
+while [ "$k" -le "$pairs" ]; do
+	order=AB
+	[ $((k % 2)) = 1 ] || order=BA
+	states="baseline patched"
+	[ "$order" = AB ] || states="patched baseline"
+	for st in $states; do
+		kernel="$(bench_o "$st")/arch/x86/boot/bzImage"
+		initrd="$out/$st/initrd.cpio.gz"
+		art="$out/pair-$k-$st"
+		mkdir -p "$art"
+		t0=$(date +%s)
+		rc=0
+		virtio_run bench_rx '' send_points || rc=$?
+		samples "$k" "$order" "$st" "$art/bench_rx"
+		done_runs=$((done_runs + 1))
+		secs=$(( $(date +%s) - t0 ))
+		echo "# pair $k ($order) $st: $(grep -c "^$k,$order,$st," "$out/samples.csv") points in $secs s; $((pairs * 2 - done_runs)) runs left, about $(( (pairs * 2 - done_runs) * secs / 60 )) min"
+		ktap_result "$rc" "pair_${k}_$st"
+	done
+	k=$((k + 1))
+done
+
+# The checks that timing noise cannot move.
+npts=$(printf '%s\n' $points | wc -l)
+rows=$(($(wc -l < "$out/samples.csv") - 1))
+rc=0
+[ "$rows" = $((pairs * 2 * npts)) ] || { echo "# $rows samples, not $((pairs * 2 * npts))"; rc=1; }
+bad=$(awk -F, 'NR > 1 && ($14 != "ok" || $12 != 0)' "$out/samples.csv" | wc -l)
+[ "$bad" = 0 ] || { echo "# $bad points lost or corrupted bytes"; rc=1; }
+ktap_result "$rc" every_byte_verified
+# Per received RW packet at 64-byte writes into a 64 KiB recv(), each
+# state's pooled counts: about one lock and one lookup a packet on the
+# baseline, at most half of one on the patched kernel (batches of up to 64).
+# per_packet TREE COLUMN: COLUMN's count over the RW packets' (-1: none).
+per_packet()
+{
+	awk -F, -v t="$1" -v c="$2" 'NR > 1 && $3 == t && $5 == 64 && $6 == "64K" {
+		n += $15; v += $(c) } END { printf "%.3f\n", n ? v / n : -1 }' "$out/samples.csv"
+}
+lock_b=$(per_packet baseline 16)
+lookup_b=$(per_packet baseline 17)
+lock_p=$(per_packet patched 16)
+lookup_p=$(per_packet patched 17)
+echo "# 64B into 64K, a packet: baseline $lock_b locks, $lookup_b lookups; patched $lock_p locks, $lookup_p lookups"
+rc=0
+awk -v l="$lock_b" -v u="$lookup_b" 'BEGIN { exit !(l >= 0.8 && u >= 0.8) }' ||
+	{ echo "# the baseline does not take a lock and a lookup a packet: the counters are wrong"; rc=1; }
+ktap_result "$rc" baseline_one_lock_a_packet
+rc=0
+awk -v l="$lock_p" -v u="$lookup_p" 'BEGIN { exit !(l >= 0 && l <= 0.5 && u >= 0 && u <= 0.5) }' ||
+	{ echo "# the patched kernel does not batch: $lock_p locks, $lookup_p lookups a packet"; rc=1; }
+ktap_result "$rc" patched_batches
+echo "# samples: $out/samples.csv (tests/bench-report $out)"
+ktap_finish
+[ "$ktap_fail" = 0 ]
