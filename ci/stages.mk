@@ -13,8 +13,11 @@
 
 R := $(RXKIT_OUT)/check
 STAGE := ci/stage
-# Kernel builds yield to the guests: TCG guests time their jobs.
+# Kernel builds yield to the guests: TCG guests time their jobs.  The
+# per-patch compiles of the series yield to the kernel builds, which the
+# most stages wait for.
 NICE := nice -n 10
+NICE_SERIES := nice -n 15
 # Durations of the last run ($(R)/../stage-times.mk, written by tests/check)
 # for the plan (make -n).
 -include $(RXKIT_OUT)/stage-times.mk
@@ -36,7 +39,7 @@ endef
 define series_stages
 $(call stage,fetch-$(1),,ci/fetch $(1))
 $(call stage,prepare-$(1),fetch-$(1),ci/prepare $(1))
-$(call stage,series-$(1),prepare-$(1),tests/series.sh $(1),build-$(1)-patched)
+$(call stage,series-$(1),prepare-$(1),$(NICE_SERIES) tests/series.sh $(1),build-$(1)-patched)
 endef
 
 # The kernels of a target and the guest suites on them: loopback, the
