@@ -42,13 +42,16 @@ $(call stage,prepare-$(1),fetch-$(1),ci/prepare $(1))
 $(call stage,series-$(1),prepare-$(1),$(NICE_SERIES) tests/series.sh $(1),build-$(1)-patched)
 endef
 
-# The kernels of a target and the guest suites on them: loopback, the
+# The kernels of a target and the guest suites on them.  The baseline
+# builds after the patched kernel (which more stages wait for): its
+# compiles are then ccache hits of the patched build's, where two cold
+# builds side by side compile everything twice.  The suites: loopback, the
 # vhost-user device (vhost-device-vsock), kernel vhost-vsock in a nested
 # host (whose L1 is the baseline kernel), and the A/B verdict.  The two
 # nested suites share the cached L1 QEMU bundle: one after the other.
 define kernel_stages
 $(call stage,build-$(1)-patched,prepare-$(1),$(NICE) ci/build --tree patched $(1))
-$(call stage,build-$(1)-baseline,prepare-$(1),$(NICE) ci/build --tree baseline $(1))
+$(call stage,build-$(1)-baseline,prepare-$(1),$(NICE) ci/build --tree baseline $(1),build-$(1)-patched)
 $(call stage,loopback-$(1)-patched,build-$(1)-patched,tests/vsock_loopback.sh --tree patched $(1))
 $(call stage,loopback-$(1)-baseline,build-$(1)-baseline,tests/vsock_loopback.sh --tree baseline $(1))
 $(call stage,virtio-$(1)-patched,build-$(1)-patched,tests/vsock_vhost_user.sh --tree patched $(1))
