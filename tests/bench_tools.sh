@@ -29,11 +29,8 @@ tests/rxkit-vsock.c.
 Environment: RXKIT_BENCH_TOOLS_TESTS="NAME..." (a subset of the tests).
 USAGE
 }
-case "${1:-}" in
--h|--help) usage; exit 0 ;;
--*) usage >&2; die "unknown option '$1'" ;;
-esac
-target=${1:-$RXKIT_TARGET}
+parse_stage_args '' "$@"
+: "${target:=$RXKIT_TARGET}"
 load_base "$target"
 check_subset RXKIT_BENCH_TOOLS_TESTS
 need gcc gcc

@@ -119,12 +119,15 @@ missing_tools()
 	done
 }
 
-case "${1:-}" in
--h|--help) usage; exit 0 ;;
---scan) [ $# = 2 ] || die "--scan needs a log file"; missing_tools "$2"; exit 0 ;;
--*) usage >&2; die "unknown option '$1'" ;;
-esac
-target=${1:-$RXKIT_TARGET}
+extra_opt()
+{
+	case "$1" in
+	--scan) [ $# = 2 ] || die "--scan needs a log file"; missing_tools "$2"; exit 0 ;;
+	esac
+	return 0
+}
+parse_stage_args '' "$@"
+: "${target:=$RXKIT_TARGET}"
 target_dir "$target" >/dev/null
 check_subset RXKIT_CLEANROOT_TESTS
 [ "$(id -u)" = 0 ] || die "a chroot needs root"

@@ -15,13 +15,16 @@ errors_setup()
 {
 	local var="$1"
 	shift
-	case "${1:-}" in
-	-h|--help) usage; exit 0 ;;
-	--list) echo "$ALL_TESTS"; exit 0 ;;
-	-*) usage >&2; die "unknown option '$1'" ;;
-	esac
+	extra_opt()
+	{
+		case "$1" in
+		--list) echo "$ALL_TESTS"; exit 0 ;;
+		esac
+		return 0
+	}
+	parse_stage_args '' "$@"
 	check_subset "$var"
-	target=${1:-$RXKIT_TARGET}
+	: "${target:=$RXKIT_TARGET}"
 	work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-$PROG.XXXXXX")
 	cache="$work/cache"
 	trap errors_cleanup EXIT INT TERM

@@ -26,12 +26,15 @@ pkg_setup()
 {
 	local var="$1"
 	shift
-	case "${1:-}" in
-	-h|--help) usage; exit 0 ;;
-	--list) echo "$ALL_TESTS" | tr -s ' ' '\n'; exit 0 ;;
-	-*) usage >&2; die "unknown option '$1'" ;;
-	esac
-	target=${1:-$RXKIT_TARGET}
+	extra_opt()
+	{
+		case "$1" in
+		--list) echo "$ALL_TESTS" | tr -s ' ' '\n'; exit 0 ;;
+		esac
+		return 0
+	}
+	parse_stage_args '' "$@"
+	: "${target:=$RXKIT_TARGET}"
 	load_base "$target"
 	check_subset "$var"
 	art="$(out_dir "$target")/packages-test"

@@ -34,11 +34,8 @@ Environment: each suite's variable above (a subset of its tests), or
   its own, a suite with none does not run), RXKIT_PKG_TMP.
 USAGE
 }
-case "${1:-}" in
--h|--help) usage; exit 0 ;;
--*) usage >&2; die "unknown option '$1'" ;;
-esac
-target=${1:-$RXKIT_TARGET}
+parse_stage_args '' "$@"
+: "${target:=$RXKIT_TARGET}"
 load_base "$target"
 
 # The suites to run, each with its subset: "SUITE:VARIABLE:NAME,NAME...".

@@ -24,11 +24,9 @@ The commands of the scripts and their packages: tests/commands.sh;
 shellcheck of the scripts: tests/shellcheck.sh.
 USAGE
 }
-case "${1:-}" in
--h|--help) usage; exit 0 ;;
-esac
+parse_stage_args '' "$@"
 check_subset RXKIT_STATIC_TESTS
-target=${1:-$RXKIT_TARGET}
+: "${target:=$RXKIT_TARGET}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-static.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 up="$RXKIT_TOP/patches/upstream"
