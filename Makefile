@@ -55,11 +55,15 @@ deps:
 
 # The stages of $(TIER), through the sub-make: make check starts from an
 # empty $(R) (KEEP=1: only the records that did not pass are removed).
+# TARGET's tree first: make -j then starts its kernel build, the head of
+# the longest chain, before the stages that do not wait for it (on a cold
+# cache it started the other targets' fetches and the roots first).
 stages: $(STAGES:%=$(R)/%.json)
 
 run check check-full: deps
 	$(if $(KEEP),tests/check --prune $(R),rm -rf $(R))
 	@mkdir -p $(R) && touch $(R)/.started
+	+@$(MAKE) --no-print-directory -k -j$(JOBS) TIER=$@ $(R)/prepare-$(TARGET).json
 	+@$(MAKE) --no-print-directory -k -j$(JOBS) TIER=$@ stages
 	@tests/check --since $(R)/.started $(R)
 
