@@ -22,6 +22,13 @@ NICE_SERIES := nice -n 15
 # for the plan (make -n).
 -include $(RXKIT_OUT)/stage-times.mk
 
+# The head of the longest chain (build, packages, their suites): the
+# stages that need nothing of it still start after it, so that it gets
+# the cores first.  make -j starts the stages in the order of the tier's
+# list as they become ready (ready at once: all of them before any that
+# is ready later).
+HEAD := build-$(TARGET)-patched
+
 # $(call stage,NAME,NEEDS,COMMAND[,AFTER])
 define stage
 $$(R)/$(1).json: $(foreach n,$(2),$$(R)/$(n).json) | $(foreach n,$(filter $(STAGES),$(4)),$$(R)/$(n).json)
@@ -37,7 +44,7 @@ endef
 # The series of a target: fetched, applied with zero fuzz, then every
 # patch applied, compiled with W=1 and checkpatch'ed on its own.
 define series_stages
-$(call stage,fetch-$(1),,ci/fetch $(1))
+$(call stage,fetch-$(1),,ci/fetch $(1),$(if $(filter $(1),$(TARGET)),,$(HEAD)))
 $(call stage,prepare-$(1),fetch-$(1),ci/prepare $(1))
 $(call stage,series-$(1),prepare-$(1),$(NICE_SERIES) tests/series.sh $(1),build-$(1)-patched)
 endef
@@ -90,7 +97,7 @@ $(call stage,package-$(1),build-$(1)-patched,ci/package $(1))
 $(call stage,packages-build-$(1),build-$(1)-patched,tests/packages_build.sh $(1))
 $(call stage,packages-deb-$(1),packages-build-$(1) rootfs,tests/packages_deb.sh $(1))
 $(call stage,packages-rpm-$(1),packages-build-$(1) rootfs,tests/packages_rpm.sh $(1))
-$(call stage,packages-refusals-$(1),prepare-$(1),tests/packages_refusals.sh $(1))
+$(call stage,packages-refusals-$(1),prepare-$(1),tests/packages_refusals.sh $(1),$(HEAD))
 $(if $(FULL),$(call stage,packages-rebuild-$(1),packages-build-$(1) rootfs,tests/packages_rebuild.sh $(1),packages-deb-$(1)),$(call skipped,packages-rebuild-$(1),deb_dbg and deb_clean_build: a full compile each (debug info; a clean build root without ccache): make check-full or make packages))
 $(call stage,cleanroot-$(1),rootfs-base,tests/cleanroot.sh $(1),build-$(1)-patched)
 endef
@@ -106,7 +113,8 @@ $(call stage,bench-$(1),build-$(1)-baseline-bench build-$(1)-patched-bench,tests
 endef
 
 # The stages of the tiers, in the order make should start them: the
-# longest chain first (build, packages, clean root), then the guests.
+# longest chain first (build, packages, clean root), then the guests, the
+# error paths and the kit's own checks.
 run_set = fetch-$(1) prepare-$(1) build-$(1)-patched build-$(1)-baseline \
 	loopback-$(1)-patched loopback-$(1)-baseline virtio-$(1)-patched \
 	virtio-$(1)-baseline package-$(1) summary-$(1)
@@ -114,10 +122,14 @@ kernel_set = build-$(1)-patched build-$(1)-baseline build-$(1)-debug \
 	loopback-$(1)-patched loopback-$(1)-baseline virtio-$(1)-patched \
 	virtio-$(1)-baseline nested-$(1)-patched nested-$(1)-baseline \
 	ab-verdict-$(1) loopback-$(1)-debug virtio-$(1)-debug
-check_set = fetch-$(1) prepare-$(1) packages-build-$(1) packages-deb-$(1) \
-	packages-rpm-$(1) packages-refusals-$(1) packages-rebuild-$(1) rootfs rootfs-base cleanroot-$(1) static commands \
-	shellcheck errors-fetch errors-build errors-tools bench-tools \
-	$(call kernel_set,$(1)) series-$(1)
+check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs \
+	packages-build-$(1) build-$(1)-baseline build-$(1)-debug \
+	packages-deb-$(1) packages-rpm-$(1) rootfs-base cleanroot-$(1) \
+	nested-$(1)-patched nested-$(1)-baseline virtio-$(1)-patched \
+	virtio-$(1)-baseline loopback-$(1)-patched loopback-$(1)-baseline \
+	loopback-$(1)-debug virtio-$(1)-debug ab-verdict-$(1) \
+	packages-refusals-$(1) packages-rebuild-$(1) errors-build errors-tools \
+	series-$(1) static commands shellcheck bench-tools errors-fetch
 OTHERS := $(filter-out $(TARGET) none,$(or $(RXKIT_CHECK_TARGETS),$(KNOWN)))
 ifeq ($(TIER),run)
 STAGES := $(call run_set,$(TARGET))
@@ -135,17 +147,17 @@ STAGES += results-json
 
 # The stages themselves.
 $(eval $(call stage,rootfs,,tests/mkrootfs))
-$(eval $(call stage,rootfs-base,,tests/mkrootfs --base,rootfs))
+$(eval $(call stage,rootfs-base,,tests/mkrootfs --base,rootfs $(HEAD)))
 # The kit itself: the series against the posting and each other, every
 # command packaged, shellcheck; the error paths of the stages (each with
 # private caches, next to the trees it reads).
-$(eval $(call stage,static,,tests/static.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t))))
-$(eval $(call stage,commands,,tests/commands.sh))
-$(eval $(call stage,shellcheck,,tests/shellcheck.sh))
+$(eval $(call stage,static,,tests/static.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t)) $(HEAD)))
+$(eval $(call stage,commands,,tests/commands.sh,$(HEAD)))
+$(eval $(call stage,shellcheck,,tests/shellcheck.sh,$(HEAD)))
 # The benchmarks' tools on this machine, and the C style (checkpatch of
 # TARGET's tree).
-$(eval $(call stage,bench-tools,,tests/bench_tools.sh $(TARGET),fetch-$(TARGET)))
-$(eval $(call stage,errors-fetch,,tests/errors_fetch.sh $(TARGET),fetch-$(TARGET)))
+$(eval $(call stage,bench-tools,,tests/bench_tools.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
+$(eval $(call stage,errors-fetch,,tests/errors_fetch.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
 $(eval $(call stage,errors-build,,tests/errors_build.sh $(TARGET),build-$(TARGET)-patched build-$(TARGET)-baseline))
 $(eval $(call stage,errors-tools,,tests/errors_tools.sh $(TARGET),build-$(TARGET)-patched))
 $(foreach t,$(KNOWN),$(eval $(call series_stages,$(t))))
