@@ -30,6 +30,8 @@ one.package := package-$(TARGET)
 one.packages := $(foreach s,build deb rpm refusals rebuild,packages-$(s)-$(TARGET))
 one.summary := summary-$(TARGET)
 one.bench := bench-$(TARGET)
+one.debug := build-$(TARGET)-debug loopback-$(TARGET)-debug virtio-$(TARGET)-debug
+full.debug := FULL=1
 full.packages := FULL=1
 ONE := $(patsubst one.%,%,$(filter one.%,$(.VARIABLES)))
 
@@ -41,8 +43,8 @@ help:
 	@echo 'make run         fetch, patch, build, boot and test, package the $(TARGET) kernel'
 	@echo 'make check       the test suite (.ci/run calls exactly this); KEEP=1 re-runs only'
 	@echo '                 the stages that did not pass last time'
-	@echo 'make check-full  make check plus the kernels and guest suites of every other'
-	@echo '                 target, the loaded nested suites, the -dbg and clean-root builds'
+	@echo 'make check-full  make check plus the debug flavour, the kernels and guest suites of'
+	@echo '                 every other target, the loaded nested suites, the -dbg and clean-root builds'
 	@echo 'make plan        the plan: every stage, what it needs and waits for, its last duration'
 	@echo 'make $(ONE)'
 	@echo '                 those stages alone (ci/stages.mk says which); make bench: the'
