@@ -75,11 +75,17 @@ endef
 # (no ccache shared with the guest flavour), 40 min on a cold cache beside
 # the other stages of make check, which then took over 90 min.
 debug_why := the debug flavour is a full compile of its own (40 min cold on 2 cores): make check-full or make debug
-define debug_stages
-$(if $(FULL),$(call stage,build-$(1)-debug,prepare-$(1),$(NICE) ci/build --tree patched --flavour debug $(1),build-$(1)-patched),$(call skipped,build-$(1)-debug,$(debug_why)))
-$(if $(FULL),$(call stage,loopback-$(1)-debug,build-$(1)-debug,tests/vsock_loopback.sh --tree patched --flavour debug $(1)),$(call skipped,loopback-$(1)-debug,$(debug_why)))
-$(if $(FULL),$(call stage,virtio-$(1)-debug,build-$(1)-debug,env RXKIT_VHOST_USER_H2G_BYTES=32M RXKIT_VHOST_USER_H2G_STREAM_BYTES=8M tests/vsock_vhost_user.sh --tree patched --flavour debug $(1)),$(call skipped,virtio-$(1)-debug,$(debug_why)))
+define debug_run
+$(call stage,build-$(1)-debug,prepare-$(1),$(NICE) ci/build --tree patched --flavour debug $(1),build-$(1)-patched)
+$(call stage,loopback-$(1)-debug,build-$(1)-debug,tests/vsock_loopback.sh --tree patched --flavour debug $(1))
+$(call stage,virtio-$(1)-debug,build-$(1)-debug,env RXKIT_VHOST_USER_H2G_BYTES=32M RXKIT_VHOST_USER_H2G_STREAM_BYTES=8M tests/vsock_vhost_user.sh --tree patched --flavour debug $(1))
 endef
+define debug_skip
+$(call skipped,build-$(1)-debug,$(debug_why))
+$(call skipped,loopback-$(1)-debug,$(debug_why))
+$(call skipped,virtio-$(1)-debug,$(debug_why))
+endef
+debug_stages = $(if $(FULL),$(call debug_run,$(1)),$(call debug_skip,$(1)))
 
 # The nested verdicts again with every core busy, as on a shared runner
 # (artefacts apart, in $(RXKIT_OUT)/loaded).

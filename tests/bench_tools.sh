@@ -125,17 +125,13 @@ test_cli_refusals()
 # result line in $work/rx, its exit code returned.
 rx_line()
 {
-	local addr="$1" rxopts="$2" pid rc=0 i=0
+	local addr="$1" rxopts="$2" pid rc=0
 	shift 3
 	rm -f "$work/rx" "$work/rx.out"
 	# shellcheck disable=SC2086
 	"$bench" rx -t 60 $rxopts "$addr" > "$work/rx.out" 2>&1 &
 	pid=$!
-	while ! grep -q 'listening' "$work/rx.out" 2>/dev/null; do
-		[ "$i" -lt 100 ] && kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_for "$work/rx.out" listening 10 "$pid" || :
 	"$@" || echo "# the sender exited $?"
 	wait "$pid" || rc=$?
 	grep '^rxkit-bench: rx bytes=' "$work/rx.out" > "$work/rx" || sed 's/^/# /' "$work/rx.out"
@@ -205,14 +201,11 @@ test_tx_retries()
 # Every echo checked; the statistics line has count, mean, median, p99.
 test_ping_pong()
 {
-	local s="unix:$work/pp.sock" pid rc=0 i=0
+	local s="unix:$work/pp.sock" pid rc=0
 	need_bench || return $?
 	"$bench" pong -t 60 "$s" > "$work/pong.out" 2>&1 &
 	pid=$!
-	while ! grep -q 'listening' "$work/pong.out" 2>/dev/null && [ "$i" -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_for "$work/pong.out" listening 10 "$pid" || :
 	"$bench" ping -t 60 -s 4K -n 500 "$s" > "$work/ping.out" 2>&1 || rc=1
 	wait "$pid" || rc=1
 	sed 's/^/# /' "$work/ping.out"

@@ -4,7 +4,7 @@
 # file the scripts source; each concern is a file of tests/lib/.
 #   ktap.sh       KTAP output, KSFT codes, diag, check_subset, run_tests
 #   results.sh    results_begin/results_end: reproducer.sh, results.json
-#   qemu.sh       accelerator, guest_run, the protocol, guest_verdict
+#   qemu.sh       accelerator, guest_run, the protocol, wait_for, guest_verdict
 #                 (kernel log patterns: tests/data/dmesg-bad)
 #   initramfs.sh  ensure_initramfs, tools_initrd, CONTROL_TIMEOUT
 #   cases.sh      vsock_test cases as KTAP, skip lists, backend defects

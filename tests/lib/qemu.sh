@@ -32,6 +32,19 @@ qemu_accel_args()
 	esac
 }
 
+# wait_for FILE PATTERN SECS PID: wait until FILE has a line matching
+# PATTERN; fails when SECS pass or PID ends first.
+wait_for()
+{
+	local ticks=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		kill -0 "$4" 2>/dev/null || return 1
+		[ "$ticks" -lt $(($3 * 5)) ] || return 1
+		sleep 0.2
+		ticks=$((ticks + 1))
+	done
+}
+
 # guest_run [-b BOOT_SECS] [-j JOB_SECS] [-a APPEND] DIR KERNEL INITRD JOB ACCEL
 #           [QEMU ARGS...]
 # Boots the guest (APPEND: more kernel parameters), runs JOB, collects

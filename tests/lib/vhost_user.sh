@@ -73,19 +73,6 @@ skip_unless_backend()
 	return 0
 }
 
-# wait_for FILE PATTERN SECS PID: wait until FILE has a line matching
-# PATTERN; fails when SECS pass or PID ends first.
-wait_for()
-{
-	local ticks=0
-	while ! grep -q "$2" "$1" 2>/dev/null; do
-		kill -0 "$4" 2>/dev/null || return 1
-		[ "$ticks" -lt $(($3 * 5)) ] || return 1
-		sleep 0.2
-		ticks=$((ticks + 1))
-	done
-}
-
 # start_daemon DIR: a fresh vhost-device-vsock for one guest.
 start_daemon()
 {
