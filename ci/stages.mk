@@ -13,9 +13,10 @@
 
 R := $(RXKIT_OUT)/check
 STAGE := ci/stage
-# Kernel builds yield to the guests: TCG guests time their jobs.  The
-# per-patch compiles of the series yield to the kernel builds, which the
-# most stages wait for.
+# Kernel builds yield to the guests: TCG guests time their jobs (the
+# stages that compile and boot no timed job: builds, package builds,
+# refusals, error paths, the clean root).  The per-patch compiles of the
+# series yield to the kernel builds, which the most stages wait for.
 NICE := nice -n 10
 NICE_SERIES := nice -n 15
 # Durations of the last run ($(R)/../stage-times.mk, written by tests/check)
@@ -104,12 +105,12 @@ endef
 # (check-full); the clean-root test runs the stages on a Debian base root.
 define package_stages
 $(call stage,package-$(1),build-$(1)-patched,ci/package $(1))
-$(call stage,packages-build-$(1),build-$(1)-patched,tests/packages_build.sh $(1))
+$(call stage,packages-build-$(1),build-$(1)-patched,$(NICE) tests/packages_build.sh $(1))
 $(call stage,packages-deb-$(1),packages-build-$(1) rootfs,tests/packages_deb.sh $(1))
 $(call stage,packages-rpm-$(1),packages-build-$(1) rootfs,tests/packages_rpm.sh $(1))
-$(call stage,packages-refusals-$(1),prepare-$(1),tests/packages_refusals.sh $(1),$(HEAD))
-$(if $(FULL),$(call stage,packages-rebuild-$(1),packages-build-$(1) rootfs,tests/packages_rebuild.sh $(1),packages-deb-$(1)),$(call skipped,packages-rebuild-$(1),deb_dbg and deb_clean_build: a full compile each (debug info; a clean build root without ccache): make check-full or make packages))
-$(call stage,cleanroot-$(1),rootfs-base,tests/cleanroot.sh $(1),build-$(1)-patched)
+$(call stage,packages-refusals-$(1),prepare-$(1),$(NICE) tests/packages_refusals.sh $(1),$(HEAD))
+$(if $(FULL),$(call stage,packages-rebuild-$(1),packages-build-$(1) rootfs,$(NICE) tests/packages_rebuild.sh $(1),packages-deb-$(1)),$(call skipped,packages-rebuild-$(1),deb_dbg and deb_clean_build: a full compile each (debug info; a clean build root without ccache): make check-full or make packages))
+$(call stage,cleanroot-$(1),rootfs-base,$(NICE) tests/cleanroot.sh $(1),build-$(1)-patched)
 endef
 
 # The benchmark of a target (make bench; tests/bench.sh): both trees of
@@ -168,7 +169,7 @@ $(eval $(call stage,shellcheck,,tests/shellcheck.sh,$(HEAD)))
 # TARGET's tree).
 $(eval $(call stage,bench-tools,,tests/bench_tools.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
 $(eval $(call stage,errors-fetch,,tests/errors_fetch.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
-$(eval $(call stage,errors-build,,tests/errors_build.sh $(TARGET),build-$(TARGET)-patched build-$(TARGET)-baseline))
+$(eval $(call stage,errors-build,,$(NICE) tests/errors_build.sh $(TARGET),build-$(TARGET)-patched build-$(TARGET)-baseline))
 $(eval $(call stage,errors-tools,,tests/errors_tools.sh $(TARGET),build-$(TARGET)-patched))
 $(foreach t,$(KNOWN),$(eval $(call series_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call kernel_stages,$(t))))

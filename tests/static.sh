@@ -8,7 +8,7 @@ PROG=static
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/static-lib.sh"
 
-readonly ALL_TESTS="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record matrix_current skip_lists shell_syntax"
+readonly ALL_TESTS="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record matrix_current skip_lists case_parser shell_syntax"
 readonly TESTS="${RXKIT_STATIC_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -100,6 +100,28 @@ test_skip_lists()
 		skip_names "$f" || bad=1
 	done
 	return "$bad"
+}
+
+# The reader of vsock_test output (tests/lib/cases.sh) on the fixtures of
+# tests/fixtures/vsock-cases: NAME.client, NAME.server (else the client
+# log's "server: " lines), NAME.skip, and the KTAP it must print.  One is
+# a server that died after its client's last check (its client says ok).
+test_case_parser()
+{
+	local rc="$KSFT_PASS" e= n= d="$RXKIT_TOP/tests/fixtures/vsock-cases"
+	for e in "$d"/*.expected; do
+		n=${e%.expected}
+		ktap_from_vsock_test "$n.client" "$([ -f "$n.skip" ] && echo "$n.skip")" \
+			"$([ -f "$n.server" ] && echo "$n.server")" > "$work/cases.ktap"
+		if diff -u "$e" "$work/cases.ktap" > "$work/cases.diff"; then
+			echo "# ${n##*/}: as expected"
+		else
+			echo "# ${n##*/}: the KTAP differs:"
+			sed 's/^/#   /' "$work/cases.diff"
+			rc=$KSFT_FAIL
+		fi
+	done
+	return "$rc"
 }
 
 # patches/upstream/ is the posting, byte for byte.

@@ -150,8 +150,8 @@ test_host_to_guest()
 	stream_test host_to_guest "$art/host_to_guest.guest.log"
 }
 
-# pair_test NAME SKIPLIST CLIENT_LOG: a vsock_test-style pair; the client's
-# cases as subtests; both ends must exit 0.
+# pair_test NAME SKIPLIST CLIENT_LOG SERVER_LOG: a vsock_test-style pair;
+# the cases as subtests (a case fails on either side); both ends must exit 0.
 pair_test()
 {
 	local h= g= rc=0
@@ -160,27 +160,25 @@ pair_test()
 	g=$(guest_step "$1")
 	echo "# $1: host side rc $h, guest side rc $g"
 	[ "$h" = 0 ] && [ "$g" = 0 ] || rc=1
-	vsock_cases "$1" "$3" "$art/tools/rxkit/skip/$2" "$rc"
+	vsock_cases "$1" "$3" "$art/tools/rxkit/skip/$2" "$rc" "$4"
 }
 
-test_vsock_test_vm_client()
+# vm_client: the guest is the client, the host (L1) serves; vm_server the
+# other way round.  The guest's side is its section of the protocol log.
+vm_client_pair()
 {
-	guest_section vsock_test_vm_client > "$art/vm_client.log" 2>/dev/null || true
-	pair_test vsock_test_vm_client vsock_test_vm_client "$art/vm_client.log"
+	guest_section "$1" > "$art/$1.guest.log" 2>/dev/null || true
+	pair_test "$1" "$1" "$art/$1.guest.log" "$host_out/$1.log"
 }
-test_vsock_test_vm_server()
+vm_server_pair()
 {
-	pair_test vsock_test_vm_server vsock_test_vm_server "$host_out/vsock_test_vm_server.log"
+	guest_section "$1" > "$art/$1.guest.log" 2>/dev/null || true
+	pair_test "$1" "$1" "$host_out/$1.log" "$art/$1.guest.log"
 }
-test_vsock_diag_test_vm_client()
-{
-	guest_section vsock_diag_test_vm_client > "$art/diag_vm_client.log" 2>/dev/null || true
-	pair_test vsock_diag_test_vm_client vsock_diag_test_vm_client "$art/diag_vm_client.log"
-}
-test_vsock_diag_test_vm_server()
-{
-	pair_test vsock_diag_test_vm_server vsock_diag_test_vm_server "$host_out/vsock_diag_test_vm_server.log"
-}
+test_vsock_test_vm_client() { vm_client_pair vsock_test_vm_client; }
+test_vsock_test_vm_server() { vm_server_pair vsock_test_vm_server; }
+test_vsock_diag_test_vm_client() { vm_client_pair vsock_diag_test_vm_client; }
+test_vsock_diag_test_vm_server() { vm_server_pair vsock_diag_test_vm_server; }
 
 # test_kernel_log: no WARN, BUG, lockdep, KASAN or vsock error line in the
 # kernel log of the guest under test, nor in L1's (the vhost side).

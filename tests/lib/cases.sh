@@ -7,12 +7,24 @@
 
 readonly BACKEND_DEFECTS="$RXKIT_TOP/tests/data/backend-defects"
 
-# ktap_from_vsock_test LOG [SKIPLIST]: the per-case lines of vsock_test /
-# vsock_diag_test ("N - name...ok", where a case may print diagnostics
-# between its name and its verdict) as indented KTAP subtests.  A case
+# ktap_from_vsock_test LOG SKIPLIST [SERVER_LOG]: the per-case lines of
+# vsock_test / vsock_diag_test ("N - name...ok", where a case may print
+# diagnostics between its name and its verdict) as indented KTAP subtests.
+# LOG is the client's output; the server's is SERVER_LOG, or LOG's lines
+# prefixed "server: " (tests/guest/lib.sh's pairs).  A case is ok when
+# the client says so and the server did not die in it: a server that fails
+# after its client's last check (the client then says ok and only fails
+# at the final barrier) fails that case, with the server's words.  A case
 # without a verdict (the program died in it) is "not ok".
 ktap_from_vsock_test()
 {
+	local srv=
+	srv=$(mktemp "${TMPDIR:-/tmp}/rxkit-server.XXXXXX") || return 1
+	if [ -n "${3:-}" ]; then
+		tr -d '\r' < "$3" | sed 's/^server: //' > "$srv" 2>/dev/null || true
+	else
+		tr -d '\r' < "$1" | sed -n 's/^server: //p' > "$srv"
+	fi
 	tr -d '\r' < "$1" | grep -v '^server: ' | awk -v skiplist="${2:-/dev/null}" '
 		BEGIN {
 			while ((getline l < skiplist) > 0) {
@@ -22,43 +34,56 @@ ktap_from_vsock_test()
 			}
 		}
 		function close_case(verdict) {
-			if (!open) return
-			if (verdict == "ok") res[n] = "ok " n " " name
-			else if (verdict == "skipped") res[n] = "ok " n " " name " # SKIP " ((n - 1) in why ? why[n - 1] : "skipped by the test itself")
-			else res[n] = "not ok " n " " name
-			open = 0
+			if (!open[s]) return
+			v[s, n[s]] = verdict == "" ? "bad" : verdict
+			open[s] = 0
 		}
+		function add_note(t) { note[s, n[s]] = note[s, n[s]] "    # " (s == "server" ? "server: " : "") t "\n" }
+		FNR == 1 { close_case(""); s = side }
 		/^[0-9]+ - / {
 			close_case("")
-			n++; open = 1
+			n[s]++; open[s] = 1
 			line = $0
 			sub(/^[0-9]+ - /, "", line)
 			name = line; sub(/\.\.\..*$/, "", name)
+			nm[s, n[s]] = name
 			rest = line; sub(/^[^.]*(\.[^.]+)*\.\.\./, "", rest)
 			if (index(line, "...") && rest ~ /(^|\.\.\.)ok$/) close_case("ok")
 			else if (index(line, "...") && rest ~ /skipped$/) close_case("skipped")
-			else if (index(line, "...") && rest != "") note[n] = note[n] "    # " rest "\n"
+			else if (index(line, "...") && rest != "") add_note(rest)
 			next
 		}
-		open && /^(ok|skipped)$/ { close_case($0); next }
-		open && /ok$/ && !/^RXKIT:/ { note[n] = note[n] "    # " substr($0, 1, length($0) - 2) "\n"; close_case("ok"); next }
-		open && !/^RXKIT:/ { note[n] = note[n] "    # " $0 "\n"; next }
+		open[s] && /^(ok|skipped)$/ { close_case($0); next }
+		open[s] && /ok$/ && !/^RXKIT:/ { add_note(substr($0, 1, length($0) - 2)); close_case("ok"); next }
+		open[s] && !/^RXKIT:/ { add_note($0); next }
 		END {
 			close_case("")
-			print "    1.." n
-			for (i = 1; i <= n; i++) printf "%s    %s\n", note[i], res[i]
-		}'
+			c = "client"
+			print "    1.." n[c]
+			for (i = 1; i <= n[c]; i++) {
+				r = v[c, i]
+				sv = (("server", i) in v) ? v["server", i] : ""
+				printf "%s", note[c, i]
+				if (sv == "bad") printf "%s", note["server", i]
+				if (r == "ok" && sv == "bad") print "    not ok " i " " nm[c, i] " (the server side failed)"
+				else if (r == "ok") print "    ok " i " " nm[c, i]
+				else if (r == "skipped") print "    ok " i " " nm[c, i] " # SKIP " ((i - 1) in why ? why[i - 1] : "skipped by the test itself")
+				else print "    not ok " i " " nm[c, i]
+			}
+		}' side=server "$srv" side=client -
+	rm -f "$srv"
 }
 
-# vsock_cases NAME LOG SKIPLIST RC: the cases of one vsock_test-style
-# client run (LOG: its output) as KTAP subtests, also in ART/NAME/cases.ktap
-# ($art); returns the KSFT code: RC (the run's own verdict) unless no case
-# ran at all, which fails.
+# vsock_cases NAME LOG SKIPLIST RC [SERVER_LOG]: the cases of one
+# vsock_test-style run (LOG: the client's output, SERVER_LOG the server's,
+# else LOG's "server: " lines) as KTAP subtests, also in
+# ART/NAME/cases.ktap ($art); returns the KSFT code: RC (the run's own
+# verdict) unless no case ran at all, which fails.
 vsock_cases()
 {
 	local ktap="$art/$1/cases.ktap" ok=0 skipped=0 bad=0
 	mkdir -p "$art/$1"
-	ktap_from_vsock_test "$2" "$3" | tee "$ktap"
+	ktap_from_vsock_test "$2" "$3" "${5:-}" | tee "$ktap"
 	ok=$(grep '^    ok ' "$ktap" | grep -vc '# SKIP' || true)
 	skipped=$(grep -c '^    ok .*# SKIP' "$ktap" || true)
 	bad=$(grep -c '^    not ok ' "$ktap" || true)
