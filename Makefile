@@ -29,7 +29,8 @@ one.series := series-$(TARGET)
 one.package := package-$(TARGET)
 one.packages := $(foreach s,build deb rpm refusals rebuild,packages-$(s)-$(TARGET))
 one.summary := summary-$(TARGET)
-one.bench := bench-$(TARGET)
+one.bench := build-$(TARGET)-patched-bench build-$(TARGET)-baseline-bench bench-$(TARGET)
+one.bench-smoke := build-$(TARGET)-patched-bench build-$(TARGET)-baseline-bench bench-smoke-$(TARGET)
 one.debug := build-$(TARGET)-debug loopback-$(TARGET)-debug virtio-$(TARGET)-debug
 full.debug := FULL=1
 full.packages := FULL=1
@@ -48,7 +49,8 @@ help:
 	@echo 'make plan        the plan: every stage, what it needs and waits for, its last duration'
 	@echo 'make $(ONE)'
 	@echo '                 those stages alone (ci/stages.mk says which); make bench: the'
-	@echo '                 benchmark of tests/bench.sh (bench kernels, 8 AB/BA pairs)'
+	@echo '                 benchmark of tests/bench.sh (bench kernels, 8 AB/BA pairs); make'
+	@echo '                 bench-smoke: its smoke sweep (make check runs it)'
 	@echo 'TARGET=$(TARGET) ($(KNOWN)), JOBS=$(JOBS), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
 	@echo 'RXKIT_CHECK_TARGETS="6.1 6.12 6.18" (default: all; none): the other targets of make check'
 

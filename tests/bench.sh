@@ -155,7 +155,7 @@ trap 'exit 130' INT TERM
 } > "$out/environment"
 sed 's/^/# /' "$out/environment"
 
-ktap_header $((pairs * 2 + 3))
+ktap_header $((pairs * 2 + 4))
 k=1
 done_runs=0
 while [ "$k" -le "$pairs" ]; do
@@ -210,6 +210,13 @@ rc=0
 awk -v l="$lock_p" -v u="$lookup_p" 'BEGIN { exit !(l >= 0 && l <= 0.5 && u >= 0 && u <= 0.5) }' ||
 	{ echo "# the patched kernel does not batch: $lock_p locks, $lookup_p lookups a packet"; rc=1; }
 ktap_result "$rc" patched_batches
-echo "# samples: $out/samples.csv (tests/bench-report $out)"
+# The tables of the samples (OUT/report.md), the change and its CI from
+# rxkit-stats: the report of every run, the smoke run's included.
+rc=0
+"$RXKIT_TOP/tests/bench-report" "$out" > "$out/report.log" 2>&1 || rc=1
+grep -q '^| 64K | baseline | ' "$out/report.md" 2>/dev/null ||
+	{ echo "# no counter table in $out/report.md:"; sed 's/^/#   /' "$out/report.log"; rc=1; }
+ktap_result "$rc" report
+echo "# samples: $out/samples.csv; tables: $out/report.md"
 ktap_finish
 [ "$ktap_fail" = 0 ]
