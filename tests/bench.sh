@@ -20,25 +20,30 @@ PROG=bench
 
 readonly GUEST_CID=3
 readonly POINTS_FILE="$RXKIT_TOP/tests/data/bench-points"
-readonly PORT=6000
+readonly RTT_FILE="$RXKIT_TOP/tests/data/bench-rtt"
+readonly PORT=6000 RTT_PORT=7000
 
 usage()
 {
 	cat <<USAGE
-usage: tests/bench.sh [--smoke] [--pairs N] [--out DIR] [TARGET]
+usage: tests/bench.sh [--smoke] [--pairs N] [--out DIR] [--no-insn] [TARGET]
 
 The baseline and patched kernels of TARGET (default: $RXKIT_TARGET) of the
 bench flavour (ci/build --tree TREE --flavour bench TARGET), N pairs
 (default 8; --smoke: 2) of fresh guests in AB/BA order, each sweeping the
-points of tests/data/bench-points (--smoke: its smoke column).
+points of tests/data/bench-points, then the ping-pongs of
+tests/data/bench-rtt (--smoke: their smoke columns).
 --out DIR: where the samples and logs go (default:
   \$RXKIT_OUT/TARGET/bench[-smoke]).
+The guest instructions of each vCPU during each point come from a TCG
+plugin (tests/mkplugin; --no-insn: without it, and its counts empty).
 Environment: RXKIT_ACCEL, RXKIT_BENCH_JOB_TIMEOUT (seconds for one guest's
   sweep, default 1800).
 USAGE
 }
 
 smoke=0
+insn=1
 pairs=
 out=
 extra_opt()
@@ -47,6 +52,7 @@ extra_opt()
 	--smoke) smoke=1; return 1 ;;
 	--pairs) opt_arg "a number" "$@"; pairs=$2; return 2 ;;
 	--out) opt_arg "a folder" "$@"; out=$2; return 2 ;;
+	--no-insn) insn=0; return 1 ;;
 	esac
 	return 0
 }
@@ -57,6 +63,7 @@ case "${pairs:=$((smoke ? 2 : 8))}" in
 ''|*[!0-9]*|0) die "--pairs needs a positive number, not '$pairs'" ;;
 esac
 [ -f "$POINTS_FILE" ] || die "$POINTS_FILE missing"
+[ -f "$RTT_FILE" ] || die "$RTT_FILE missing"
 need "$QEMU" qemu-system-x86
 need gcc gcc
 need cpio cpio
@@ -64,6 +71,11 @@ need gzip gzip
 detect_backend
 [ -z "$BACKEND_SKIP" ] || die "no backend: $BACKEND_SKIP"
 VIRTIO_JOB_SECS=${RXKIT_BENCH_JOB_TIMEOUT:-1800}
+plugin=
+if [ "$insn" = 1 ]; then
+	need mkfifo coreutils
+	plugin=$("$RXKIT_TOP/tests/mkplugin") || die "no TCG plugin (tests/mkplugin failed)"
+fi
 
 [ -n "$out" ] || out="$(out_dir "$target")/bench$([ "$smoke" = 0 ] || echo -smoke)"
 rm -rf "$out"
@@ -76,6 +88,9 @@ points=$(awk -v col=$((smoke ? 3 : 2)) '!/^#/ && NF && $col != "-" {
 		printf "%s:%s:64K ", $1, $col
 		if ($1 != "64K") printf "%s:%s:%s ", $1, $col, $1 }' "$POINTS_FILE")
 [ -n "$points" ] || die "no points in $POINTS_FILE"
+# The ping-pongs: "SIZE:COUNT".
+rtts=$(awk -v col=$((smoke ? 3 : 2)) '!/^#/ && NF && $col != "-" {
+		printf "%s:%s ", $1, $col }' "$RTT_FILE")
 
 # bench_o TREE: the bench flavour's build folder of TREE.
 bench_o() { printf '%s/%s/o-bench\n' "$(src_root "$target")" "$1"; }
@@ -97,6 +112,8 @@ state_setup()
 	cp "$RXKIT_TOP/tests/guest/bench-counters" "$a/tools/rxkit/"
 	printf 'BENCH_PORT=%s\nBENCH_RX_CPU=0\nBENCH_IRQ_CPU=1\nBENCH_POINTS="%s"\n' \
 		"$PORT" "$points" > "$a/tools/rxkit/bench.env"
+	printf 'BENCH_RTT_PORT=%s\nBENCH_RTT="%s"\n' "$RTT_PORT" \
+		"$(for p in $rtts; do printf '%s ' "${p%%:*}"; done)" >> "$a/tools/rxkit/bench.env"
 	tools_initrd "$s" "$o" "$a"
 }
 
@@ -105,30 +122,59 @@ state_setup()
 send_points()
 {
 	local i=0 p size bytes
+	# The plugin's marks (read-write: never blocks, whether QEMU reads or not).
+	[ -z "$plugin" ] || exec 9<>"$art/insn.fifo"
 	for p in $points; do
 		size=${p%%:*}
 		bytes=${p#*:}
 		bytes=${bytes%%:*}
+		[ -z "$plugin" ] || echo "begin $i" >&9
 		"$art_tools/rxkit-bench" tx -t 600 -R 300 -w "$size" -n "$bytes" \
 			"vhu:$run/vm.vsock:$((PORT + i))" >> "$1/host.log" 2>&1 ||
 			{ echo "# point $i: the sender exited $?"; return 1; }
+		[ -z "$plugin" ] || echo "end $i" >&9
+		i=$((i + 1))
+	done
+	i=0
+	for p in $rtts; do
+		"$art_tools/rxkit-bench" ping -t 600 -R 300 -s "${p%%:*}" -n "${p#*:}" \
+			"vhu:$run/vm.vsock:$((RTT_PORT + i))" > "$1/ping-$i.log" 2>&1 ||
+			{ echo "# ping-pong $i: the pinger exited $?"; cat "$1/ping-$i.log"; return 1; }
+		# The pair, order and state of this guest (the loop below).
+		sed -n 's/^rxkit-bench: ping //p' "$1/ping-$i.log" | awk -v pfx="$k,$order,$st" '{
+			row = pfx; for (f = 1; f <= NF; f++) { split($f, v, "="); row = row "," v[2] }
+			print row }' >> "$out/rtt.csv"
 		i=$((i + 1))
 	done
 }
 
-# samples PAIR ORDER TREE DIR: the guest's "RXKIT: bench" lines as CSV rows.
+# samples PAIR ORDER TREE DIR: the guest's "RXKIT: bench" lines as CSV rows,
+# with the instructions of the RX worker's and the reader's vCPUs between
+# the point's marks (the plugin's INSN_LOG; empty without one).
 samples()
 {
-	tr -d '\r' < "$4/results.log" | awk -v pair="$1" -v order="$2" -v tree="$3" '
+	tr -d '\r' < "$4/results.log" | awk -v pair="$1" -v order="$2" -v tree="$3" \
+		-v w="vcpu1" -v r="vcpu0" -v insn="$5" '
+		BEGIN {
+			while (insn != "" && (getline l < insn) > 0) {
+				n = split(l, f, " ")
+				for (k = 3; k <= n; k++) { split(f[k], kv, "="); c[f[1], f[2], kv[1]] = kv[2] }
+			}
+		}
+		function delta(i, cpu) {
+			if (!(("begin", i, cpu) in c) || !(("end", i, cpu) in c)) return ""
+			return c["end", i, cpu] - c["begin", i, cpu]
+		}
 		$1 == "RXKIT:" && $2 == "bench" {
 			row = pair "," order "," tree "," $3
 			for (i = 4; i <= NF; i++) { split($i, f, "="); row = row "," f[2] }
-			print row
+			print row "," delta($3, w) "," delta($3, r)
 		}' >> "$out/samples.csv"
 }
 
-echo "pair,order,tree,point,payload,recv,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result,rwpkt,lock,lookup,readable,writespace" \
+echo "pair,order,tree,point,payload,recv,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result,rwpkt,lock,lookup,readable,writespace,insn_worker,insn_reader" \
 	> "$out/samples.csv"
+echo "pair,order,tree,count,size,mean_us,median_us,p99_us,min_us,max_us" > "$out/rtt.csv"
 state_setup baseline
 state_setup patched
 accel=$(pick_accel "$(bench_o baseline)/arch/x86/boot/bzImage" "$out/baseline/initrd.cpio.gz" \
@@ -152,10 +198,12 @@ trap 'exit 130' INT TERM
 	echo "kit: $(git -C "$RXKIT_TOP" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "pairs: $pairs"
 	echo "points: $points"
+	echo "ping-pongs: $rtts"
+	echo "instructions: $([ -n "$plugin" ] && echo "TCG plugin $plugin (vcpu1: RX worker, vcpu0: reader)" || echo "not counted (--no-insn)")"
 } > "$out/environment"
 sed 's/^/# /' "$out/environment"
 
-ktap_header $((pairs * 2 + 4))
+ktap_header $((pairs * 2 + 5))
 k=1
 done_runs=0
 while [ "$k" -le "$pairs" ]; do
@@ -170,8 +218,15 @@ while [ "$k" -le "$pairs" ]; do
 		mkdir -p "$art"
 		t0=$(date +%s)
 		rc=0
+		VIRTIO_QEMU_ARGS=
+		if [ -n "$plugin" ]; then
+			rm -f "$art/insn.fifo"
+			mkfifo "$art/insn.fifo"
+			VIRTIO_QEMU_ARGS="-plugin $plugin,fifo=$art/insn.fifo,out=$art/insn.log"
+		fi
 		virtio_run bench_rx '' send_points || rc=$?
-		samples "$k" "$order" "$st" "$art/bench_rx"
+		exec 9>&-
+		samples "$k" "$order" "$st" "$art/bench_rx" "${plugin:+$art/insn.log}"
 		done_runs=$((done_runs + 1))
 		secs=$(( $(date +%s) - t0 ))
 		echo "# pair $k ($order) $st: $(grep -c "^$k,$order,$st," "$out/samples.csv") points in $secs s; $((pairs * 2 - done_runs)) runs left, about $(( (pairs * 2 - done_runs) * secs / 60 )) min"
@@ -185,9 +240,21 @@ npts=$(printf '%s\n' $points | wc -l)
 rows=$(($(wc -l < "$out/samples.csv") - 1))
 rc=0
 [ "$rows" = $((pairs * 2 * npts)) ] || { echo "# $rows samples, not $((pairs * 2 * npts))"; rc=1; }
+nrtt=$(printf '%s\n' $rtts | wc -l)
+rows=$(($(wc -l < "$out/rtt.csv") - 1))
+[ "$rows" = $((pairs * 2 * nrtt)) ] || { echo "# $rows ping-pongs, not $((pairs * 2 * nrtt))"; rc=1; }
 bad=$(awk -F, 'NR > 1 && ($14 != "ok" || $12 != 0)' "$out/samples.csv" | wc -l)
 [ "$bad" = 0 ] || { echo "# $bad points lost or corrupted bytes"; rc=1; }
 ktap_result "$rc" every_byte_verified
+# The plugin saw every point: instructions on both vCPUs between its marks.
+if [ -n "$plugin" ]; then
+	rc=0
+	bad=$(awk -F, 'NR > 1 && !($20 > 0 && $21 > 0)' "$out/samples.csv" | wc -l)
+	[ "$bad" = 0 ] || { echo "# $bad points without instruction counts (plugin log: pair-*/insn.log)"; rc=1; }
+	ktap_result "$rc" instructions_counted
+else
+	ktap_result "$KSFT_SKIP" instructions_counted "--no-insn: no TCG plugin"
+fi
 # Per received RW packet at 64-byte writes into a 64 KiB recv(), each
 # state's pooled counts: about one lock and one lookup a packet on the
 # baseline, at most half of one on the patched kernel (batches of up to 64).

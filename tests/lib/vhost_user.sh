@@ -103,6 +103,7 @@ stop_daemon()
 # artefact folder; their failure fails the run).  guest_run runs in the
 # background meanwhile (-pidfile lets cleanup find QEMU).  Diagnostics as
 # '# ' lines; returns the KSFT code of boot + job + host side + kernel log.
+# VIRTIO_QEMU_ARGS: more QEMU arguments (words; tests/bench.sh's plugin).
 virtio_run()
 {
 	local d="$art/$1" hrc=0 grc=0 v=0 ticks=0
@@ -115,12 +116,13 @@ virtio_run()
 	}
 	[ -z "${2:-}" ] || "$2" "$d" || hrc=$?
 	qemu_pidfile="$d/qemu.pid"
+	# shellcheck disable=SC2086 # VIRTIO_QEMU_ARGS: words
 	guest_run -j "${VIRTIO_JOB_SECS:-300}" "$d" "$kernel" "$initrd" "$1" "$accel" \
 		-pidfile "$qemu_pidfile" \
 		-object memory-backend-memfd,id=mem0,size=1024M,share=on \
 		-numa node,memdev=mem0 \
 		-chardev "socket,id=vsock0,path=$run/vhost.sock" \
-		-device vhost-user-vsock-pci,chardev=vsock0 &
+		-device vhost-user-vsock-pci,chardev=vsock0 ${VIRTIO_QEMU_ARGS:-} &
 	guest_pid=$!
 	if [ -n "${3:-}" ] && [ "$hrc" = 0 ]; then
 		if wait_for "$d/results.log" '^RXKIT: ready' $((BOOT_TIMEOUT + 60)) "$guest_pid"; then
