@@ -4,14 +4,14 @@
 # the A/B statistics (tests/bench/rxkit-stats.c) unit-tested and run on a
 # case computed by hand; the receiver, sender and ping-pong
 # (tests/bench/rxkit-bench.c) over a Unix socket (the suite's reference
-# row), counting and checking every byte; the kit's C checkpatch --strict
-# clean.  KTAP on stdout; exit 0 (all passed or skipped), 1 (a failure).
+# row), counting and checking every byte; the TCG plugin (tests/mkplugin)
+# in a QEMU; the kit's C checkpatch --strict clean.  KTAP on stdout; exit 0 (all passed or skipped), 1 (a failure).
 set -eu
 PROG=bench_tools
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="build unit cli_example cli_lower_is_better cli_refusals rx_counts rx_detects_corruption tx_retries ping_pong checkpatch"
+readonly ALL_TESTS="build unit cli_example cli_lower_is_better cli_refusals rx_counts rx_detects_corruption tx_retries ping_pong insn_plugin checkpatch"
 readonly TESTS="${RXKIT_BENCH_TOOLS_TESTS:-$ALL_TESTS}"
 readonly FIX="$RXKIT_TOP/tests/fixtures/bench-stats"
 
@@ -211,6 +211,49 @@ test_ping_pong()
 	sed 's/^/# /' "$work/ping.out"
 	grep -q '^rxkit-bench: ping count=500 size=4096 mean_us=[0-9.]* median_us=[0-9.]* p99_us=[0-9.]* min_us=[0-9.]* max_us=[0-9.]*$' \
 		"$work/ping.out" || rc=1
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+# The TCG plugin (tests/mkplugin) in a QEMU without a kernel (SeaBIOS
+# polls on vCPU 0, vCPU 1 waits for its start-up IPI): a line a mark with
+# a count per vCPU, vCPU 0's growing between the marks, one at exit; a
+# QEMU given the plugin without its arguments refuses to start.
+test_insn_plugin()
+{
+	local so q rc=0 b e
+	need "$QEMU" qemu-system-x86
+	need mkfifo coreutils
+	so=$("$RXKIT_TOP/tests/mkplugin" 2> "$work/mkplugin.log") || {
+		sed 's/^/# /' "$work/mkplugin.log"
+		return "$KSFT_FAIL"
+	}
+	mkfifo "$work/insn.fifo"
+	"$QEMU" -accel tcg -smp 2 -m 64 -display none -nodefaults -no-reboot \
+		-plugin "$so,fifo=$work/insn.fifo,out=$work/insn.log" > "$work/qemu.log" 2>&1 &
+	q=$!
+	exec 9<>"$work/insn.fifo"
+	sleep 1
+	echo begin >&9
+	sleep 1
+	echo end >&9
+	sleep 0.5
+	kill "$q" 2>/dev/null || rc=1
+	wait "$q" || :
+	exec 9>&-
+	sed 's/^/# /' "$work/insn.log"
+	b=$(sed -n 's/^begin vcpu0=\([0-9]*\) vcpu1=[0-9]*$/\1/p' "$work/insn.log")
+	e=$(sed -n 's/^end vcpu0=\([0-9]*\) vcpu1=[0-9]*$/\1/p' "$work/insn.log")
+	[ -n "$b" ] && [ -n "$e" ] && [ "$e" -gt "$b" ] ||
+		{ echo "# no growing vcpu0 count between the marks"; rc=1; }
+	grep -q '^exit vcpu0=[0-9]* vcpu1=[0-9]*$' "$work/insn.log" ||
+		{ echo "# no exit line"; rc=1; }
+	if timeout 20 "$QEMU" -accel tcg -display none -nodefaults -plugin "$so" \
+		> "$work/refused.log" 2>&1; then
+		echo "# QEMU started with the plugin without fifo= and out="
+		rc=1
+	fi
+	grep -q 'rxkit-insn: error: needs fifo=PATH,out=FILE' "$work/refused.log" ||
+		{ echo "# no error from the plugin:"; sed 's/^/#   /' "$work/refused.log"; rc=1; }
 	[ "$rc" = 0 ] || return "$KSFT_FAIL"
 }
 

@@ -31,7 +31,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 #define MAX_VCPUS 64
 
-static uint64_t insns[MAX_VCPUS];
+static unsigned long long insns[MAX_VCPUS];
 static int nr_vcpus;
 static FILE *out;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -59,7 +59,7 @@ static void mark(const char *label)
 	fprintf(out, "%s", label);
 	for (i = 0; i < nr_vcpus; i++)
 		fprintf(out, " vcpu%d=%llu", i,
-			(unsigned long long)__atomic_load_n(&insns[i], __ATOMIC_RELAXED));
+			__atomic_load_n(&insns[i], __ATOMIC_RELAXED));
 	fputc('\n', out);
 	fflush(out);
 	pthread_mutex_unlock(&out_lock);
@@ -102,7 +102,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			fprintf(stderr, "rxkit-insn: error: unknown argument '%s'\n", argv[i]);
 	}
 	if (!fifo || !file || !info->system_emulation) {
-		fprintf(stderr, "rxkit-insn: error: needs fifo=PATH,out=FILE and a system emulator\n");
+		fprintf(stderr, "rxkit-insn: error: %s\n",
+			"needs fifo=PATH,out=FILE and a system emulator");
 		return -1;
 	}
 	nr_vcpus = info->system.max_vcpus < MAX_VCPUS ? info->system.max_vcpus : MAX_VCPUS;
