@@ -95,8 +95,9 @@ rtts=$(awk -v col=$((smoke ? 3 : 2)) '!/^#/ && NF && $col != "-" {
 # bench_o TREE: the bench flavour's build folder of TREE.
 bench_o() { printf '%s/%s/o-bench\n' "$(src_root "$target")" "$1"; }
 
-# state_setup TREE: the kernel of TREE and its initramfs, $out/TREE/
-# initrd.cpio.gz, with rxkit-bench, the counters and the points in it.
+# state_setup TREE [insn]: the kernel of TREE and its initramfs,
+# $out/TREE[-insn]/initrd.cpio.gz, with rxkit-bench, the counters and the
+# points in it (the instructions pass: no ping-pongs).
 state_setup()
 {
 	local s o a
@@ -104,7 +105,7 @@ state_setup()
 	o=$(bench_o "$1")
 	[ -f "$o/arch/x86/boot/bzImage" ] ||
 		die "no $1 kernel of the bench flavour; run: ci/build --tree $1 --flavour bench $target"
-	a="$out/$1"
+	a="$out/$1${2:+-$2}"
 	mkdir -p "$a/tools/rxkit"
 	gcc -static -O2 -Wall -I"$o/usr/include" -o "$a/tools/rxkit/rxkit-bench" \
 		"$RXKIT_TOP/tests/bench/rxkit-bench.c" > "$a/bench-build.log" 2>&1 ||
@@ -113,28 +114,32 @@ state_setup()
 	printf 'BENCH_PORT=%s\nBENCH_RX_CPU=0\nBENCH_IRQ_CPU=1\nBENCH_POINTS="%s"\n' \
 		"$PORT" "$points" > "$a/tools/rxkit/bench.env"
 	printf 'BENCH_RTT_PORT=%s\nBENCH_RTT="%s"\n' "$RTT_PORT" \
-		"$(for p in $rtts; do printf '%s ' "${p%%:*}"; done)" >> "$a/tools/rxkit/bench.env"
+		"$([ -n "${2:-}" ] || for p in $rtts; do printf '%s ' "${p%%:*}"; done)" \
+		>> "$a/tools/rxkit/bench.env"
 	tools_initrd "$s" "$o" "$a"
 }
 
 # send_points DIR: the host side of one guest's sweep, point after point
-# (each sender waits for its receiver: -R).
+# (each sender waits for its receiver: -R), then the ping-pongs; in the
+# instructions pass ($pass insn) the plugin's marks around each point and
+# no ping-pongs.
 send_points()
 {
-	local i=0 p size bytes
-	# The plugin's marks (read-write: never blocks, whether QEMU reads or not).
-	[ -z "$plugin" ] || exec 9<>"$art/insn.fifo"
+	local i=0 p size bytes marks=
+	# The marks' FIFO read-write: never blocks, whether QEMU reads or not.
+	[ "$pass" != insn ] || { exec 9<>"$art/insn.fifo"; marks=1; }
 	for p in $points; do
 		size=${p%%:*}
 		bytes=${p#*:}
 		bytes=${bytes%%:*}
-		[ -z "$plugin" ] || echo "begin $i" >&9
+		[ -z "$marks" ] || echo "begin $i" >&9
 		"$art_tools/rxkit-bench" tx -t 600 -R 300 -w "$size" -n "$bytes" \
 			"vhu:$run/vm.vsock:$((PORT + i))" >> "$1/host.log" 2>&1 ||
 			{ echo "# point $i: the sender exited $?"; return 1; }
-		[ -z "$plugin" ] || echo "end $i" >&9
+		[ -z "$marks" ] || echo "end $i" >&9
 		i=$((i + 1))
 	done
+	[ -z "$marks" ] || return 0
 	i=0
 	for p in $rtts; do
 		"$art_tools/rxkit-bench" ping -t 600 -R 300 -s "${p%%:*}" -n "${p#*:}" \
@@ -148,9 +153,10 @@ send_points()
 	done
 }
 
-# samples PAIR ORDER TREE DIR: the guest's "RXKIT: bench" lines as CSV rows,
-# with the instructions of the RX worker's and the reader's vCPUs between
-# the point's marks (the plugin's INSN_LOG; empty without one).
+# samples PAIR ORDER TREE DIR [INSN_LOG]: the guest's "RXKIT: bench" lines
+# as CSV rows, with the instructions of the RX worker's and the reader's
+# vCPUs between the point's marks (the plugin's INSN_LOG: to insn.csv;
+# without one, empty, to samples.csv).
 samples()
 {
 	tr -d '\r' < "$4/results.log" | awk -v pair="$1" -v order="$2" -v tree="$3" \
@@ -169,14 +175,19 @@ samples()
 			row = pair "," order "," tree "," $3
 			for (i = 4; i <= NF; i++) { split($i, f, "="); row = row "," f[2] }
 			print row "," delta($3, w) "," delta($3, r)
-		}' >> "$out/samples.csv"
+		}' >> "$out/$([ -n "${5:-}" ] && echo insn || echo samples).csv"
 }
 
 echo "pair,order,tree,point,payload,recv,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result,rwpkt,lock,lookup,readable,writespace,insn_worker,insn_reader" \
 	> "$out/samples.csv"
+head -n 1 "$out/samples.csv" > "$out/insn.csv"
 echo "pair,order,tree,count,size,mean_us,median_us,p99_us,min_us,max_us" > "$out/rtt.csv"
 state_setup baseline
 state_setup patched
+[ -z "$plugin" ] || { state_setup baseline insn; state_setup patched insn; }
+passes="plain${plugin:+ insn}"
+nruns=$((pairs * 2))
+[ -z "$plugin" ] || nruns=$((nruns * 2))
 accel=$(pick_accel "$(bench_o baseline)/arch/x86/boot/bzImage" "$out/baseline/initrd.cpio.gz" \
 	"$out/accel-probe")
 art_tools="$out/baseline/tools/rxkit"
@@ -203,7 +214,7 @@ trap 'exit 130' INT TERM
 } > "$out/environment"
 sed 's/^/# /' "$out/environment"
 
-ktap_header $((pairs * 2 + 5))
+ktap_header $((nruns + 5))
 k=1
 done_runs=0
 while [ "$k" -le "$pairs" ]; do
@@ -211,26 +222,31 @@ while [ "$k" -le "$pairs" ]; do
 	[ $((k % 2)) = 1 ] || order=BA
 	states="baseline patched"
 	[ "$order" = AB ] || states="patched baseline"
+	# Each state: the timed sweep, then (with the plugin, which slows the
+	# guest several times) the same points again for the instructions.
 	for st in $states; do
+	for pass in $passes; do
 		kernel="$(bench_o "$st")/arch/x86/boot/bzImage"
-		initrd="$out/$st/initrd.cpio.gz"
-		art="$out/pair-$k-$st"
+		initrd="$out/$st$([ "$pass" = plain ] || echo "-$pass")/initrd.cpio.gz"
+		art="$out/pair-$k-$st$([ "$pass" = plain ] || echo "-$pass")"
 		mkdir -p "$art"
 		t0=$(date +%s)
 		rc=0
 		VIRTIO_QEMU_ARGS=
-		if [ -n "$plugin" ]; then
+		if [ "$pass" = insn ]; then
 			rm -f "$art/insn.fifo"
 			mkfifo "$art/insn.fifo"
 			VIRTIO_QEMU_ARGS="-plugin $plugin,fifo=$art/insn.fifo,out=$art/insn.log"
 		fi
 		virtio_run bench_rx '' send_points || rc=$?
-		exec 9>&-
-		samples "$k" "$order" "$st" "$art/bench_rx" "${plugin:+$art/insn.log}"
+		[ "$pass" = plain ] || exec 9>&-
+		samples "$k" "$order" "$st" "$art/bench_rx" \
+			"$([ "$pass" = plain ] || echo "$art/insn.log")"
 		done_runs=$((done_runs + 1))
 		secs=$(( $(date +%s) - t0 ))
-		echo "# pair $k ($order) $st: $(grep -c "^$k,$order,$st," "$out/samples.csv") points in $secs s; $((pairs * 2 - done_runs)) runs left, about $(( (pairs * 2 - done_runs) * secs / 60 )) min"
-		ktap_result "$rc" "pair_${k}_$st"
+		echo "# pair $k ($order) $st, $pass: $(grep -c "^$k,$order,$st," "$out/$([ "$pass" = insn ] && echo insn || echo samples).csv") points in $secs s; $((nruns - done_runs)) runs left, about $(( (nruns - done_runs) * secs / 60 )) min"
+		ktap_result "$rc" "pair_${k}_${st}$([ "$pass" = plain ] || echo "_$pass")"
+	done
 	done
 	k=$((k + 1))
 done
@@ -243,14 +259,16 @@ rc=0
 nrtt=$(printf '%s\n' $rtts | wc -l)
 rows=$(($(wc -l < "$out/rtt.csv") - 1))
 [ "$rows" = $((pairs * 2 * nrtt)) ] || { echo "# $rows ping-pongs, not $((pairs * 2 * nrtt))"; rc=1; }
-bad=$(awk -F, 'NR > 1 && ($14 != "ok" || $12 != 0)' "$out/samples.csv" | wc -l)
+bad=$(awk -F, 'FNR > 1 && ($14 != "ok" || $12 != 0)' "$out/samples.csv" "$out/insn.csv" | wc -l)
 [ "$bad" = 0 ] || { echo "# $bad points lost or corrupted bytes"; rc=1; }
 ktap_result "$rc" every_byte_verified
 # The plugin saw every point: instructions on both vCPUs between its marks.
 if [ -n "$plugin" ]; then
 	rc=0
-	bad=$(awk -F, 'NR > 1 && !($20 > 0 && $21 > 0)' "$out/samples.csv" | wc -l)
-	[ "$bad" = 0 ] || { echo "# $bad points without instruction counts (plugin log: pair-*/insn.log)"; rc=1; }
+	rows=$(($(wc -l < "$out/insn.csv") - 1))
+	[ "$rows" = $((pairs * 2 * npts)) ] || { echo "# $rows points counted, not $((pairs * 2 * npts))"; rc=1; }
+	bad=$(awk -F, 'NR > 1 && !($20 > 0 && $21 > 0)' "$out/insn.csv" | wc -l)
+	[ "$bad" = 0 ] || { echo "# $bad points without instruction counts (plugin log: pair-*-insn/insn.log)"; rc=1; }
 	ktap_result "$rc" instructions_counted
 else
 	ktap_result "$KSFT_SKIP" instructions_counted "--no-insn: no TCG plugin"
