@@ -173,7 +173,7 @@ $(eval $(call stage,shellcheck,,tests/shellcheck.sh,$(HEAD)))
 # TARGET's tree).
 $(eval $(call stage,bench-tools,,tests/bench_tools.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
 $(eval $(call stage,errors-fetch,,tests/errors_fetch.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
-$(eval $(call stage,errors-build,,$(NICE) tests/errors_build.sh $(TARGET),build-$(TARGET)-patched build-$(TARGET)-baseline))
+$(eval $(call stage,errors-build,,$(NICE) tests/errors_build.sh $(TARGET),build-$(TARGET)-patched build-$(TARGET)-baseline series-$(TARGET)))
 $(eval $(call stage,errors-tools,,tests/errors_tools.sh $(TARGET),build-$(TARGET)-patched))
 $(foreach t,$(KNOWN),$(eval $(call series_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call kernel_stages,$(t))))

@@ -56,6 +56,14 @@ srcdir=$(src_root "$target")
 [ -d "$srcdir/pristine" ] || die "$target not fetched; run: ci/fetch $target"
 tree="$srcdir/series"
 logs="$(out_dir "$target")/series"
+# One run a target at a time: the work tree and the logs are shared (the
+# error suite's bad-patch test runs this script too).
+need flock util-linux
+exec 8> "$srcdir/series.lock"
+if ! flock -n 8; then
+	log "waiting for another tests/series.sh of $target (lock $srcdir/series.lock)" >&2
+	flock 8
+fi
 JOBS=${RXKIT_JOBS:-$(nproc)}
 kbuild_env
 
