@@ -34,7 +34,9 @@ bench flavour (ci/build --tree TREE --flavour bench TARGET), N pairs
 points of tests/data/bench-points, then the ping-pongs of
 tests/data/bench-rtt (--smoke: their smoke columns).
 --out DIR: where the samples and logs go (default:
-  \$RXKIT_OUT/TARGET/bench[-smoke]).
+  \$RXKIT_OUT/TARGET/bench[-smoke]).  A full run (not --smoke) also keeps
+  its results in bench/TARGET/DATE-vhost-user/ (--keep DIR: there; --keep
+  '': nowhere).
 The guest instructions of each vCPU during each point come from a TCG
 plugin (tests/mkplugin; --no-insn: without it, and its counts empty).
 Environment: RXKIT_ACCEL, RXKIT_BENCH_JOB_TIMEOUT (seconds for one guest's
@@ -44,6 +46,8 @@ USAGE
 
 smoke=0
 insn=1
+keep=
+keep_set=
 pairs=
 out=
 extra_opt()
@@ -53,6 +57,7 @@ extra_opt()
 	--pairs) opt_arg "a number" "$@"; pairs=$2; return 2 ;;
 	--out) opt_arg "a folder" "$@"; out=$2; return 2 ;;
 	--no-insn) insn=0; return 1 ;;
+	--keep) [ $# -ge 2 ] || die "--keep needs a folder (or '')"; keep=$2; keep_set=1; return 2 ;;
 	esac
 	return 0
 }
@@ -78,6 +83,8 @@ if [ "$insn" = 1 ]; then
 fi
 
 [ -n "$out" ] || out="$(out_dir "$target")/bench$([ "$smoke" = 0 ] || echo -smoke)"
+[ -n "$keep_set" ] || [ "$smoke" = 1 ] ||
+	keep="$RXKIT_TOP/bench/$target/$(date -u +%Y-%m-%d)-vhost-user"
 rm -rf "$out"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -301,7 +308,16 @@ rc=0
 "$RXKIT_TOP/tests/bench-report" "$out" > "$out/report.log" 2>&1 || rc=1
 grep -q '^| 64K | baseline | ' "$out/report.md" 2>/dev/null ||
 	{ echo "# no counter table in $out/report.md:"; sed 's/^/#   /' "$out/report.log"; rc=1; }
+[ -s "$out/plot.png" ] || { echo "# no plot: $(grep '^No plot' "$out/report.md")"; rc=1; }
 ktap_result "$rc" report
 echo "# samples: $out/samples.csv; tables: $out/report.md"
+# A full run's results beside the kit (bench/TARGET/DATE-BACKEND/): the
+# samples, tables, plot and environment, not the guests' artefacts.
+if [ -n "$keep" ]; then
+	mkdir -p "$keep"
+	cp "$out/environment" "$out/samples.csv" "$out/insn.csv" "$out/rtt.csv" \
+		"$out/report.md" "$out/plot.png" "$out/plot.dat" "$keep/"
+	echo "# results: $keep"
+fi
 ktap_finish
 [ "$ktap_fail" = 0 ]
