@@ -221,7 +221,7 @@ trap 'exit 130' INT TERM
 } > "$out/environment"
 sed 's/^/# /' "$out/environment"
 
-ktap_header $((nruns + 5))
+ktap_header $((nruns + 6))
 k=1
 done_runs=0
 while [ "$k" -le "$pairs" ]; do
@@ -258,8 +258,52 @@ while [ "$k" -le "$pairs" ]; do
 	k=$((k + 1))
 done
 
-# The checks that timing noise cannot move.
+# The reference rows: the same tools over a Unix socket on this host, and
+# over the loopback transport inside a guest of the patched kernel (no
+# device): what they reach where the series is not in the path.
+ref_rows()
+{
+	local i=0 p size bytes recv pid rc=0
+	echo "kind,point,payload,recv,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result" \
+		> "$out/ref.csv"
+	for p in $points; do
+		size=${p%%:*}
+		bytes=${p#*:}
+		recv=${bytes#*:}
+		bytes=${bytes%%:*}
+		rm -f "$run/ref.sock"
+		"$art_tools/rxkit-bench" rx -t 600 -r "$recv" -L 1 -n "$bytes" "unix:$run/ref.sock" \
+			> "$out/ref/unix-$i.log" 2>&1 &
+		pid=$!
+		"$art_tools/rxkit-bench" tx -t 600 -R 30 -w "$size" -n "$bytes" "unix:$run/ref.sock" \
+			>> "$out/ref/unix-$i.log" 2>&1 || rc=1
+		wait "$pid" || rc=1
+		sed -n 's/^rxkit-bench: rx //p' "$out/ref/unix-$i.log" | awk -v pfx="unix-host,$i,$size,$recv" '{
+			row = pfx; for (f = 1; f <= NF; f++) { split($f, v, "="); row = row "," v[2] }
+			print row }' >> "$out/ref.csv"
+		i=$((i + 1))
+	done
+	kernel="$(bench_o patched)/arch/x86/boot/bzImage"
+	initrd="$out/patched/initrd.cpio.gz"
+	art="$out/ref"
+	virtio_run bench_ref || rc=1
+	tr -d '\r' < "$art/bench_ref/results.log" | awk '$1 == "RXKIT:" && $2 == "bench-ref" {
+		row = "loopback-guest," $3
+		for (i = 4; i <= NF; i++) { split($i, f, "="); row = row "," f[2] }
+		print row }' >> "$out/ref.csv"
+	[ "$(grep -c '^unix-host,.*,ok$' "$out/ref.csv")" = "$npts" ] ||
+		{ echo "# the Unix-socket reference did not verify every point"; rc=1; }
+	[ "$(grep -c '^loopback-guest,.*,ok$' "$out/ref.csv")" = "$npts" ] ||
+		{ echo "# the loopback reference did not verify every point"; rc=1; }
+	return "$rc"
+}
 npts=$(printf '%s\n' $points | wc -l)
+mkdir -p "$out/ref"
+rc=0
+ref_rows || rc=1
+ktap_result "$rc" reference_rows
+
+# The checks that timing noise cannot move.
 rows=$(($(wc -l < "$out/samples.csv") - 1))
 rc=0
 [ "$rows" = $((pairs * 2 * npts)) ] || { echo "# $rows samples, not $((pairs * 2 * npts))"; rc=1; }

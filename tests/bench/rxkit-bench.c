@@ -5,7 +5,7 @@
  * receives with one thread in blocking recv(), no poll(), pinned to a CPU).
  *
  *   rxkit-bench rx   [-c CPU] [-r SIZE] [-L LOWAT] [-d USEC] [-n BYTES] ADDR
- *   rxkit-bench tx   [-w SIZE] [-R SECS] -n BYTES ADDR
+ *   rxkit-bench tx   [-c CPU] [-w SIZE] [-R SECS] -n BYTES ADDR
  *   rxkit-bench pong [-c CPU] ADDR
  *   rxkit-bench ping [-c CPU] [-s SIZE] [-n COUNT] [-R SECS] ADDR
  *
@@ -61,7 +61,7 @@ static void help(FILE *f)
 {
 	fprintf(f,
 		"usage: rxkit-bench rx [-c CPU] [-r SIZE] [-L LOWAT] [-d USEC] [-n BYTES] ADDR\n"
-		"       rxkit-bench tx [-w SIZE] -n BYTES ADDR\n"
+		"       rxkit-bench tx [-c CPU] [-w SIZE] -n BYTES ADDR\n"
 		"       rxkit-bench pong [-c CPU] ADDR\n"
 		"       rxkit-bench ping [-c CPU] [-s SIZE] [-n COUNT] ADDR\n"
 		"ADDR: vsock:PORT (listen), vsock:CID:PORT, unix:PATH,\n"
@@ -322,12 +322,13 @@ static int do_rx(int cpu, size_t rsize, int lowat, unsigned int delay_us,
 	return !errors && (!expect || bytes == expect) ? 0 : 1;
 }
 
-static int do_tx(size_t wsize, unsigned long long total, const char *addr)
+static int do_tx(int cpu, size_t wsize, unsigned long long total, const char *addr)
 {
 	unsigned long long sent = 0;
 	size_t n;
 	int fd;
 
+	pin(cpu);
 	fd = open_addr(addr, 0);
 	while (sent < total) {
 		n = total - sent < wsize ? total - sent : wsize;
@@ -464,7 +465,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "tx")) {
 		if (!n)
 			fail_usage("tx needs -n BYTES, got", "none");
-		return do_tx(size ? size : 65536, n, argv[optind]);
+		return do_tx(cpu, size ? size : 65536, n, argv[optind]);
 	}
 	if (!strcmp(mode, "pong"))
 		return do_pong(cpu, argv[optind]);
