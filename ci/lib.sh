@@ -267,11 +267,13 @@ quilt_patches()
 # include/generated/autoconf.h of the baseline and the patched tree stay
 # identical, and the second tree compiles from ccache's direct-mode hits.
 # The package builds (ci/package) mark their release the same way.
-# The patched mark says which posting: -vsockrx2 for v2 of the series.
+# The patched mark says which posting: -vsockrx2 for v2 of the series;
+# -vsockrx2p3 for its patches 1 to 3 (ci/prepare --upto 3).
 release_mark()
 {
 	case "$1" in
 	patched) echo "-vsockrx$(series_version)" ;;
+	patched-*) echo "-vsockrx$(series_version)p${1#patched-}" ;;
 	*) echo "-rxbase" ;;
 	esac
 }

@@ -118,11 +118,16 @@ endef
 # sweep in AB/BA pairs.  The baseline builds second, from the patched
 # build's ccache.  make check runs the smoke sweep (three payloads, two
 # pairs): its assertions are the counters and the bytes, never the time.
+# PATCHES=N (make bench): the patched state is the posting's patches 1 to
+# N (ci/prepare --upto N: the tree patched-N).
+bench_tree = $(if $(PATCHES),patched-$(PATCHES),patched)
+bench_opts = $(if $(PATCHES),--patches $(PATCHES))
 define bench_stages
-$(call stage,build-$(1)-patched-bench,prepare-$(1),$(NICE) ci/build --tree patched --flavour bench $(1),build-$(1)-patched)
+$(if $(PATCHES),$(call stage,prepare-$(1)-upto,prepare-$(1),ci/prepare --upto $(PATCHES) $(1)))
+$(call stage,build-$(1)-patched-bench,prepare-$(1) $(if $(PATCHES),prepare-$(1)-upto),$(NICE) ci/build --tree $(bench_tree) --flavour bench $(1),build-$(1)-patched)
 $(call stage,build-$(1)-baseline-bench,prepare-$(1),$(NICE) ci/build --tree baseline --flavour bench $(1),build-$(1)-patched-bench)
-$(call stage,bench-$(1),build-$(1)-baseline-bench build-$(1)-patched-bench,tests/bench.sh $(1))
-$(call stage,bench-smoke-$(1),build-$(1)-baseline-bench build-$(1)-patched-bench,tests/bench.sh --smoke $(1))
+$(call stage,bench-$(1),build-$(1)-baseline-bench build-$(1)-patched-bench,tests/bench.sh $(bench_opts) $(1))
+$(call stage,bench-smoke-$(1),build-$(1)-baseline-bench build-$(1)-patched-bench,tests/bench.sh --smoke $(bench_opts) $(1))
 endef
 
 # The stages of the tiers, in the order make should start them: the

@@ -26,7 +26,8 @@ readonly PORT=6000 RTT_PORT=7000
 usage()
 {
 	cat <<USAGE
-usage: tests/bench.sh [--smoke] [--pairs N] [--out DIR] [--no-insn] [TARGET]
+usage: tests/bench.sh [--smoke] [--pairs N] [--patches N] [--out DIR] [--keep DIR]
+                      [--no-insn] [TARGET]
 
 The baseline and patched kernels of TARGET (default: $RXKIT_TARGET) of the
 bench flavour (ci/build --tree TREE --flavour bench TARGET), N pairs
@@ -37,6 +38,8 @@ tests/data/bench-rtt (--smoke: their smoke columns).
   \$RXKIT_OUT/TARGET/bench[-smoke]).  A full run (not --smoke) also keeps
   its results in bench/TARGET/DATE-vhost-user/ (--keep DIR: there; --keep
   '': nowhere).
+--patches N: the patched state is the posting's patches 1 to N
+  (ci/prepare --upto N; ci/build --tree patched-N --flavour bench).
 The guest instructions of each vCPU during each point come from a TCG
 plugin (tests/mkplugin; --no-insn: without it, and its counts empty).
 Environment: RXKIT_ACCEL, RXKIT_BENCH_JOB_TIMEOUT (seconds for one guest's
@@ -45,6 +48,7 @@ USAGE
 }
 
 smoke=0
+upto=
 insn=1
 keep=
 keep_set=
@@ -57,6 +61,7 @@ extra_opt()
 	--pairs) opt_arg "a number" "$@"; pairs=$2; return 2 ;;
 	--out) opt_arg "a folder" "$@"; out=$2; return 2 ;;
 	--no-insn) insn=0; return 1 ;;
+	--patches) opt_arg "a patch number" "$@"; upto=$2; return 2 ;;
 	--keep) [ $# -ge 2 ] || die "--keep needs a folder (or '')"; keep=$2; keep_set=1; return 2 ;;
 	esac
 	return 0
@@ -82,9 +87,14 @@ if [ "$insn" = 1 ]; then
 	plugin=$("$RXKIT_TOP/tests/mkplugin") || die "no TCG plugin (tests/mkplugin failed)"
 fi
 
-[ -n "$out" ] || out="$(out_dir "$target")/bench$([ "$smoke" = 0 ] || echo -smoke)"
+case "$upto" in
+'') ptree=patched ;;
+[1-9]|[1-9][0-9]) ptree=patched-$upto ;;
+*) die "--patches takes a patch number, not '$upto'" ;;
+esac
+[ -n "$out" ] || out="$(out_dir "$target")/bench$([ "$smoke" = 0 ] || echo -smoke)${upto:+-p$upto}"
 [ -n "$keep_set" ] || [ "$smoke" = 1 ] ||
-	keep="$RXKIT_TOP/bench/$target/$(date -u +%Y-%m-%d)-vhost-user"
+	keep="$RXKIT_TOP/bench/$target/$(date -u +%Y-%m-%d)-vhost-user${upto:+-patches-1-$upto}"
 rm -rf "$out"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -99,8 +109,10 @@ points=$(awk -v col=$((smoke ? 3 : 2)) '!/^#/ && NF && $col != "-" {
 rtts=$(awk -v col=$((smoke ? 3 : 2)) '!/^#/ && NF && $col != "-" {
 		printf "%s:%s ", $1, $col }' "$RTT_FILE")
 
-# bench_o TREE: the bench flavour's build folder of TREE.
-bench_o() { printf '%s/%s/o-bench\n' "$(src_root "$target")" "$1"; }
+# tree_of STATE: the tree of a state (patched: patched-N with --patches).
+tree_of() { [ "$1" = patched ] && echo "$ptree" || echo "$1"; }
+# bench_o STATE: the bench flavour's build folder of STATE's tree.
+bench_o() { printf '%s/%s/o-bench\n' "$(src_root "$target")" "$(tree_of "$1")"; }
 
 # state_setup TREE [insn]: the kernel of TREE and its initramfs,
 # $out/TREE[-insn]/initrd.cpio.gz, with rxkit-bench, the counters and the
@@ -108,10 +120,10 @@ bench_o() { printf '%s/%s/o-bench\n' "$(src_root "$target")" "$1"; }
 state_setup()
 {
 	local s o a
-	s="$(src_root "$target")/$1"
+	s="$(src_root "$target")/$(tree_of "$1")"
 	o=$(bench_o "$1")
 	[ -f "$o/arch/x86/boot/bzImage" ] ||
-		die "no $1 kernel of the bench flavour; run: ci/build --tree $1 --flavour bench $target"
+		die "no $1 kernel of the bench flavour; run:${upto:+ ci/prepare --upto $upto $target;} ci/build --tree $(tree_of "$1") --flavour bench $target"
 	a="$out/$1${2:+-$2}"
 	mkdir -p "$a/tools/rxkit"
 	gcc -static -O2 -Wall -I"$o/usr/include" -o "$a/tools/rxkit/rxkit-bench" \
@@ -209,7 +221,7 @@ trap 'exit 130' INT TERM
 	echo "command: tests/bench.sh $*"
 	echo "target: $target"
 	echo "baseline: $(cat "$(bench_o baseline)/include/config/kernel.release")"
-	echo "patched: $(cat "$(bench_o patched)/include/config/kernel.release")"
+	echo "patched: $(cat "$(bench_o patched)/include/config/kernel.release")${upto:+ (patches 1-$upto of the posting)}"
 	echo "backend: $BACKEND"
 	echo "accelerator: $accel"
 	echo "host cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) cores)"
