@@ -97,19 +97,21 @@ endef
 
 # The packages of a target (make run: ci/package alone).  The suites: the
 # build (from the source packages through the ccache the kernel build
-# filled, twice: reproducible) makes the packages the Debian and RPM suites
-# install, boot, upgrade and remove.  ci/package stages one build of a
-# target at a time (its lock): the suites that build (build, deb's
-# upgrade, rebuild) run one after another; the refusals stage apart.  The
-# -dbg package and the clean build root compile without ccache hits
-# (check-full); the clean-root test runs the stages on a Debian base root.
+# filled) makes the packages the Debian and RPM suites install, boot,
+# upgrade and remove.  ci/package stages one build of a target at a time
+# (its lock): the suites that build (build, deb's upgrade, rebuild) run one
+# after another; the refusals stage apart.  The rebuilds (check-full): a
+# second build, byte-identical (8 min of packaging beside make check's
+# other stages), the -dbg package and the clean build root (compiles
+# without ccache hits); the clean-root test runs the stages on a Debian
+# base root.
 define package_stages
 $(call stage,package-$(1),build-$(1)-patched,ci/package $(1))
 $(call stage,packages-build-$(1),build-$(1)-patched,$(NICE) tests/packages_build.sh $(1))
 $(call stage,packages-deb-$(1),packages-build-$(1) rootfs,tests/packages_deb.sh $(1))
 $(call stage,packages-rpm-$(1),packages-build-$(1) rootfs,tests/packages_rpm.sh $(1))
 $(call stage,packages-refusals-$(1),prepare-$(1),$(NICE) tests/packages_refusals.sh $(1),$(HEAD))
-$(if $(FULL),$(call stage,packages-rebuild-$(1),packages-build-$(1) rootfs,$(NICE) tests/packages_rebuild.sh $(1),packages-deb-$(1)),$(call skipped,packages-rebuild-$(1),deb_dbg and deb_clean_build: a full compile each (debug info; a clean build root without ccache): make check-full or make packages))
+$(if $(FULL),$(call stage,packages-rebuild-$(1),packages-build-$(1) rootfs,$(NICE) tests/packages_rebuild.sh $(1),packages-deb-$(1)),$(call skipped,packages-rebuild-$(1),reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages))
 $(call stage,cleanroot-$(1),rootfs-base,$(NICE) tests/cleanroot.sh $(1),build-$(1)-patched)
 endef
 

@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # tests/packages.sh: every package suite of TARGET in turn (make packages):
-#   tests/packages_build.sh     ci/package's build: source, ccache, reproducible
+#   tests/packages_build.sh     ci/package's build: source, ccache
 #   tests/packages_deb.sh       lintian; dpkg install, module, boot, upgrade, purge
 #   tests/packages_rpm.sh       rpmlint; rpm install, verify, module, boot, erase
 #   tests/packages_refusals.sh  a series that needs fuzz or an offset is refused
-#   tests/packages_rebuild.sh   the -dbg package and the clean-root build
-#                               (full compiles: make check-full)
+#   tests/packages_rebuild.sh   reproducible, the -dbg package, the clean-root
+#                               build (rebuilds: make check-full)
 # Each suite states what it needs (the packages, a root) and runs alone as
 # well; this only runs them in order, their KTAP as nested subtests.
 # Exit 0 (every suite passed), 1 (a failure).

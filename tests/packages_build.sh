@@ -6,8 +6,9 @@
 # ci/package makes the Debian source package (dpkg-source) and the spec,
 # and builds both from source through ci/build's ccache: the compiles are
 # ccache hits, and the packaged kernel is ci/build's image byte for byte.
-# The source packages hold the pinned tarball and the series as they are,
-# and two package builds are identical.  The packages this suite builds
+# The source packages hold the pinned tarball and the series as they are
+# (two builds are identical: tests/packages_rebuild.sh, make check-full).
+# The packages this suite builds
 # are those the Debian and RPM suites (tests/packages_deb.sh,
 # tests/packages_rpm.sh) install, when they are newer than the kernel.
 set -eu
@@ -16,7 +17,7 @@ PROG=packages_build
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/packages-lib.sh"
 
-readonly ALL_TESTS="build source ccache reproducible"
+readonly ALL_TESTS="build source ccache"
 readonly TESTS="${RXKIT_PACKAGE_BUILD_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -37,7 +38,7 @@ USAGE
 
 pkg_setup RXKIT_PACKAGE_BUILD_TESTS "$@"
 pkg_need_kernel
-pkg_art_clean "package-1-${RXKIT_OUT##*/}.log" package-1-out2.log
+pkg_art_clean "package-1-${RXKIT_OUT##*/}.log"
 
 # The packages of make run, built from source and linted, in
 # $RXKIT_OUT/TARGET/{source,packages}: always built here, whatever an
@@ -112,32 +113,6 @@ test_ccache()
 $(grep '^ccache: ' "$c")
 EOF
 	grep '^  missed: ' "$c" | cut -c1-300 | sed 's/^ */# /'
-	return "$rc"
-}
-
-# Two builds from the same sources, in the same staging folder:
-# byte-identical source and binary packages.
-test_reproducible()
-{
-	local rc=0 s f g
-	need_packages --this-run || return $?
-	pkg 1 "$work/out2" --no-lint || return "$KSFT_FAIL"
-	s="$RXKIT_OUT/$target/source"
-	for f in "$deb" "$hdeb" "$rpmf" "$drpm" "$s/linux-rxkit_$rel-1.dsc" \
-		 "$s/linux-rxkit_$rel-1.debian.tar.xz" "$s/rpm/$rpm_name.spec"; do
-		case "$f" in
-		*/source/rpm/*) g="$work/out2/$target/source/rpm/${f##*/}" ;;
-		*/source/*) g="$work/out2/$target/source/${f##*/}" ;;
-		*) g="$work/out2/$target/packages/${f##*/}" ;;
-		esac
-		if cmp -s "$f" "$g"; then
-			echo "# ${f##*/}: identical ($(sha256_of "$f" | cut -c1-16))"
-		else
-			echo "# ${f##*/}: differs between two builds"
-			rc=1
-		fi
-	done
-	sed -n 's/^[a-z]*: ccache/# second build: ccache/p' "$art/package-1-out2.log"
 	return "$rc"
 }
 

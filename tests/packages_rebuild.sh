@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# tests/packages_rebuild.sh: the package tests that compile the kernel
-# anew, none of it from ccache (make check-full and make packages run
-# them, make check does not).  KTAP on stdout; exit 0 (all passed or
+# tests/packages_rebuild.sh: the package tests that build the packages
+# again (make check-full and make packages run them, make check does not):
+# once more from the same sources, and twice compiling the kernel anew,
+# none of it from ccache.  KTAP on stdout; exit 0 (all passed or
 # skipped), 1 (a failure).
 #
+# reproducible: a second package build is byte-identical to the first.
 # deb_dbg: the -dbg package of a configuration with debug info, linted.
 # deb_clean_build: Build-Depends complete (a buildd-like clean root).  Both
 # need the packages of this tree (tests/packages-lib.sh, need_packages):
@@ -16,7 +18,7 @@ PROG=packages_rebuild
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/packages-lib.sh"
 
-readonly ALL_TESTS="deb_dbg deb_clean_build"
+readonly ALL_TESTS="reproducible deb_dbg deb_clean_build"
 readonly TESTS="${RXKIT_PACKAGE_REBUILD_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -39,10 +41,37 @@ pkg_need_kernel
 pkg_need_root
 need chroot coreutils
 need readelf binutils
-pkg_art_clean package-1-out-dbg.log lintian-dbg.txt mkrootfs-buildd.log clean-build.log
+pkg_art_clean package-1-out2.log package-1-out-dbg.log lintian-dbg.txt mkrootfs-buildd.log clean-build.log
 broot="$work/buildd-root"
 
 in_broot() { chroot "$broot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"; }
+
+# Two builds from the same sources, in the same staging folder:
+# byte-identical source and binary packages (the second build's compiles
+# are ccache hits: the time is the packaging, about 8 minutes here).
+test_reproducible()
+{
+	local rc=0 s f g
+	need_packages || return $?
+	pkg 1 "$work/out2" --no-lint || return "$KSFT_FAIL"
+	s="$RXKIT_OUT/$target/source"
+	for f in "$deb" "$hdeb" "$rpmf" "$drpm" "$s/linux-rxkit_$rel-1.dsc" \
+		 "$s/linux-rxkit_$rel-1.debian.tar.xz" "$s/rpm/$rpm_name.spec"; do
+		case "$f" in
+		*/source/rpm/*) g="$work/out2/$target/source/rpm/${f##*/}" ;;
+		*/source/*) g="$work/out2/$target/source/${f##*/}" ;;
+		*) g="$work/out2/$target/packages/${f##*/}" ;;
+		esac
+		if cmp -s "$f" "$g"; then
+			echo "# ${f##*/}: identical ($(sha256_of "$f" | cut -c1-16))"
+		else
+			echo "# ${f##*/}: differs between two builds"
+			rc=1
+		fi
+	done
+	sed -n 's/^[a-z]*: ccache/# second build: ccache/p' "$art/package-1-out2.log"
+	return "$rc"
+}
 
 # A configuration with debug info adds linux-image-REL-dbg: vmlinux and the
 # unstripped modules under /usr/lib/debug, while linux-image's modules stay
