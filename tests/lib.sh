@@ -12,8 +12,8 @@
 #   streams.sh    the per-stream result lines of rxkit-vsock, checked
 #   args.sh       guest_test_setup: a guest suite's command line and kernel
 #   paths.sh      twin
-# and, each sourced by its suite alone: vhost_user.sh (vsock_vhost_user.sh),
-# nested.sh (vsock_nested.sh).
+# and, each sourced by its suite alone: vhost_user.sh (vsock_vhost_user.sh,
+# bench.sh), nested.sh (vsock_nested.sh), bench.sh (bench.sh).
 
 . "$RXKIT_TOP/tests/lib/ktap.sh"
 . "$RXKIT_TOP/tests/lib/results.sh"
