@@ -241,7 +241,7 @@ echo "# samples: $out/samples.csv; tables: $out/report.md"
 if [ -n "$keep" ]; then
 	mkdir -p "$keep"
 	cp "$out/environment" "$out/samples.csv" "$out/insn.csv" "$out/rtt.csv" \
-		"$out/report.md" "$out/plot.png" "$out/plot.dat" "$keep/"
+		"$out/ref.csv" "$out/report.md" "$out/plot.png" "$out/plot.dat" "$keep/"
 	echo "# results: $keep"
 fi
 ktap_finish
