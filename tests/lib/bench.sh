@@ -7,6 +7,15 @@
 # run's (run, art, art_tools; k, order, st, pass: the pair, its order, the
 # state and the pass of the guest running).
 
+# kv_row PREFIX: each line of "key=value ..." words on stdin as the CSV
+# row PREFIX,value,value...
+kv_row()
+{
+	awk -v pfx="$1" '{ row = pfx
+		for (f = 1; f <= NF; f++) { split($f, v, "="); row = row "," v[2] }
+		print row }'
+}
+
 # tree_of STATE: the tree of a state (patched: patched-N with --patches).
 tree_of() { [ "$1" = patched ] && echo "$ptree" || echo "$1"; }
 # bench_o STATE: the bench flavour's build folder of STATE's tree.
@@ -42,13 +51,13 @@ state_setup()
 # no ping-pongs.
 send_points()
 {
-	local i=0 p size bytes marks=
+	local i=0 p size bytes recv marks=
 	# The marks' FIFO read-write: never blocks, whether QEMU reads or not.
 	[ "$pass" != insn ] || { exec 9<>"$art/insn.fifo"; marks=1; }
 	for p in $points; do
-		size=${p%%:*}
-		bytes=${p#*:}
-		bytes=${bytes%%:*}
+		IFS=: read -r size bytes recv <<-EOF
+		$p
+		EOF
 		[ -z "$marks" ] || echo "begin $i" >&9
 		"$art_tools/rxkit-bench" tx -t 600 -R 300 -w "$size" -n "$bytes" \
 			"vhu:$run/vm.vsock:$((PORT + i))" >> "$1/host.log" 2>&1 ||
@@ -63,9 +72,8 @@ send_points()
 			"vhu:$run/vm.vsock:$((RTT_PORT + i))" > "$1/ping-$i.log" 2>&1 ||
 			{ echo "# ping-pong $i: the pinger exited $?"; cat "$1/ping-$i.log"; return 1; }
 		# The pair, order and state of this guest (the loop below).
-		sed -n 's/^rxkit-bench: ping //p' "$1/ping-$i.log" | awk -v pfx="$k,$order,$st" '{
-			row = pfx; for (f = 1; f <= NF; f++) { split($f, v, "="); row = row "," v[2] }
-			print row }' >> "$out/rtt.csv"
+		sed -n 's/^rxkit-bench: ping //p' "$1/ping-$i.log" | kv_row "$k,$order,$st" \
+			>> "$out/rtt.csv"
 		i=$((i + 1))
 	done
 }
@@ -104,10 +112,9 @@ ref_rows()
 	echo "kind,point,payload,recv,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result" \
 		> "$out/ref.csv"
 	for p in $points; do
-		size=${p%%:*}
-		bytes=${p#*:}
-		recv=${bytes#*:}
-		bytes=${bytes%%:*}
+		IFS=: read -r size bytes recv <<-EOF
+		$p
+		EOF
 		rm -f "$run/ref.sock"
 		"$art_tools/rxkit-bench" rx -t 600 -r "$recv" -L 1 -n "$bytes" "unix:$run/ref.sock" \
 			> "$out/ref/unix-$i.log" 2>&1 &
