@@ -27,10 +27,11 @@ one.test := loopback-$(TARGET)-patched
 one.vhost := nested-$(TARGET)-patched nested-$(TARGET)-baseline ab-verdict-$(TARGET)
 one.series := series-$(TARGET)
 one.package := package-$(TARGET)
-one.packages := $(foreach s,build deb rpm refusals rebuild,packages-$(s)-$(TARGET))
+one.packages := cleanroot-$(TARGET) $(foreach s,build deb rpm refusals rebuild,packages-$(s)-$(TARGET))
 one.summary := summary-$(TARGET)
-one.bench := build-$(TARGET)-patched-bench build-$(TARGET)-baseline-bench bench-$(TARGET)
-one.bench-smoke := build-$(TARGET)-patched-bench build-$(TARGET)-baseline-bench bench-smoke-$(TARGET)
+one.bench := $(call bench_builds,$(TARGET)) bench-$(TARGET) bench-slow-$(TARGET)
+one.bench-slow := $(call bench_builds,$(TARGET)) bench-slow-$(TARGET)
+one.bench-smoke := $(call bench_builds,$(TARGET)) bench-smoke-$(TARGET)
 one.debug := build-$(TARGET)-debug loopback-$(TARGET)-debug virtio-$(TARGET)-debug
 full.debug := FULL=1
 full.packages := FULL=1
@@ -49,8 +50,9 @@ help:
 	@echo 'make plan        the plan: every stage, what it needs and waits for, its last duration'
 	@echo 'make $(ONE)'
 	@echo '                 those stages alone (ci/stages.mk says which); make bench: the'
-	@echo '                 benchmark of tests/bench.sh (bench kernels, 8 AB/BA pairs); make'
-	@echo '                 bench-smoke: its smoke sweep (make check runs it)'
+	@echo '                 benchmark of tests/bench.sh (the two kernels, 8 AB/BA pairs); make'
+	@echo '                 bench-smoke: its smoke sweep (make check runs it); make bench-slow:'
+	@echo '                 the slow-reader scenario of tests/bench_slow.sh (in make bench)'
 	@echo 'TARGET=$(TARGET) ($(KNOWN)), JOBS=$(JOBS), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
 	@echo 'RXKIT_CHECK_TARGETS="6.1 6.12 6.18" (default: all; none): the other targets of make check'
 

@@ -183,6 +183,10 @@ kbuild_env()
 {
 	export CCACHE_DIR="${CCACHE_DIR:-$RXKIT_CACHE/ccache}"
 	export CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
+	# The compiler by its content, not its mtime: a root that installs the
+	# same gcc anew (tests/cleanroot.sh) then shares this machine's
+	# compiles (with mtime it missed every one: 855 s).
+	export CCACHE_COMPILERCHECK=content
 	export KBUILD_BUILD_USER=rxkit KBUILD_BUILD_HOST=rxkit
 	export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-Thu Jan  1 00:00:00 UTC 2026}"
 	export KBUILD_BUILD_VERSION=1

@@ -95,19 +95,20 @@ $(call stage,nested-$(1)-patched-loaded,build-$(1)-patched build-$(1)-baseline,e
 $(call stage,nested-$(1)-baseline-loaded,build-$(1)-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_nested.sh --tree baseline $(1),nested-$(1)-patched-loaded)
 endef
 
-# The packages of a target (make run: ci/package alone).  The suites: the
-# build (from the source packages through the ccache the kernel build
-# filled) makes the packages the Debian and RPM suites install, boot,
-# upgrade and remove.  ci/package stages one build of a target at a time
-# (its lock): the suites that build (build, deb's upgrade, rebuild) run one
-# after another; the refusals stage apart.  The rebuilds (check-full): a
-# second build, byte-identical (8 min of packaging beside make check's
-# other stages), the -dbg package and the clean build root (compiles
-# without ccache hits); the clean-root test runs the stages on a Debian
-# base root.
+# The packages of a target (make run: ci/package alone).  The clean-root
+# test runs the stages on a Debian base root, ci/package last: the
+# packages are built there once (from the source packages through the
+# ccache the kernel build filled, as a buildd builds them) and published;
+# the build suite checks them (--reuse: a second build here cost 5.5 min
+# of both cores), the Debian and RPM suites install, boot, upgrade and
+# remove them.  ci/package stages one build of a target at a time (its
+# lock): the suites that build (deb's upgrade, rebuild) run one after
+# another; the refusals stage apart.  The rebuilds (check-full): a second
+# build, byte-identical, the -dbg package and the clean build root
+# (compiles without ccache hits).
 define package_stages
 $(call stage,package-$(1),build-$(1)-patched,ci/package $(1))
-$(call stage,packages-build-$(1),build-$(1)-patched,$(NICE) tests/packages_build.sh $(1))
+$(call stage,packages-build-$(1),cleanroot-$(1),tests/packages_build.sh --reuse $(1))
 $(call stage,packages-deb-$(1),packages-build-$(1) rootfs,tests/packages_deb.sh $(1))
 $(call stage,packages-rpm-$(1),packages-build-$(1) rootfs,tests/packages_rpm.sh $(1))
 $(call stage,packages-refusals-$(1),prepare-$(1),$(NICE) tests/packages_refusals.sh $(1),$(HEAD))
@@ -115,21 +116,23 @@ $(if $(FULL),$(call stage,packages-rebuild-$(1),packages-build-$(1) rootfs,$(NIC
 $(call stage,cleanroot-$(1),rootfs-base,$(NICE) tests/cleanroot.sh $(1),build-$(1)-patched)
 endef
 
-# The benchmark of a target (make bench; tests/bench.sh): both trees of
-# the bench flavour (kprobe events for the per-packet counters), then the
-# sweep in AB/BA pairs.  The baseline builds second, from the patched
-# build's ccache.  make check runs the smoke sweep (three payloads, two
-# pairs): its assertions are the counters and the bytes, never the time.
-# PATCHES=N (make bench): the patched state is the posting's patches 1 to
-# N (ci/prepare --upto N: the tree patched-N).
-bench_tree = $(if $(PATCHES),patched-$(PATCHES),patched)
+# The benchmark of a target (make bench; tests/bench.sh): the guest
+# flavour's kernels (it carries the kprobe events of the per-packet
+# counters), then the sweep in AB/BA pairs.  make check runs the smoke
+# sweep (three payloads, two pairs): its assertions are the counters and
+# the bytes, never the time.  The slow-reader scenario (make bench,
+# make bench-slow: tests/bench_slow.sh) after the sweep.  PATCHES=N (make
+# bench): the patched state is the posting's patches 1 to N (ci/prepare
+# --upto N: the tree patched-N, built after the patched tree, from its
+# ccache).
 bench_opts = $(if $(PATCHES),--patches $(PATCHES))
+bench_builds = build-$(1)-baseline $(if $(PATCHES),build-$(1)-patched-$(PATCHES),build-$(1)-patched)
 define bench_stages
 $(if $(PATCHES),$(call stage,prepare-$(1)-upto,prepare-$(1),ci/prepare --upto $(PATCHES) $(1)))
-$(call stage,build-$(1)-patched-bench,prepare-$(1) $(if $(PATCHES),prepare-$(1)-upto),$(NICE) ci/build --tree $(bench_tree) --flavour bench $(1),build-$(1)-patched)
-$(call stage,build-$(1)-baseline-bench,prepare-$(1),$(NICE) ci/build --tree baseline --flavour bench $(1),build-$(1)-patched-bench)
-$(call stage,bench-$(1),build-$(1)-baseline-bench build-$(1)-patched-bench,tests/bench.sh $(bench_opts) $(1))
-$(call stage,bench-smoke-$(1),build-$(1)-baseline-bench build-$(1)-patched-bench,tests/bench.sh --smoke $(bench_opts) $(1))
+$(if $(PATCHES),$(call stage,build-$(1)-patched-$(PATCHES),prepare-$(1)-upto,$(NICE) ci/build --tree patched-$(PATCHES) $(1),build-$(1)-patched))
+$(call stage,bench-$(1),$(call bench_builds,$(1)),tests/bench.sh $(bench_opts) $(1))
+$(call stage,bench-smoke-$(1),$(call bench_builds,$(1)),tests/bench.sh --smoke $(bench_opts) $(1))
+$(call stage,bench-slow-$(1),$(call bench_builds,$(1)),tests/bench_slow.sh $(bench_opts) $(1),bench-$(1))
 endef
 
 # The stages of the tiers, in the order make should start them: the
@@ -141,17 +144,15 @@ run_set = fetch-$(1) prepare-$(1) build-$(1)-patched build-$(1)-baseline \
 kernel_set = build-$(1)-patched build-$(1)-baseline build-$(1)-debug \
 	loopback-$(1)-patched loopback-$(1)-baseline virtio-$(1)-patched \
 	virtio-$(1)-baseline nested-$(1)-patched nested-$(1)-baseline \
-	ab-verdict-$(1) loopback-$(1)-debug virtio-$(1)-debug \
-	build-$(1)-patched-bench build-$(1)-baseline-bench bench-smoke-$(1)
-check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs \
-	packages-build-$(1) build-$(1)-baseline build-$(1)-debug \
-	packages-deb-$(1) packages-rpm-$(1) rootfs-base cleanroot-$(1) \
-	nested-$(1)-patched nested-$(1)-baseline virtio-$(1)-patched \
+	ab-verdict-$(1) loopback-$(1)-debug virtio-$(1)-debug bench-smoke-$(1)
+check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs rootfs-base \
+	cleanroot-$(1) packages-build-$(1) build-$(1)-baseline build-$(1)-debug \
+	packages-deb-$(1) packages-rpm-$(1) nested-$(1)-patched nested-$(1)-baseline virtio-$(1)-patched \
 	virtio-$(1)-baseline loopback-$(1)-patched loopback-$(1)-baseline \
 	loopback-$(1)-debug virtio-$(1)-debug ab-verdict-$(1) \
 	packages-refusals-$(1) packages-rebuild-$(1) errors-build errors-tools \
-	series-$(1) build-$(1)-patched-bench build-$(1)-baseline-bench \
-	bench-smoke-$(1) static commands shellcheck bench-tools errors-fetch
+	series-$(1) bench-smoke-$(1) static commands shellcheck bench-tools \
+	errors-fetch
 OTHERS := $(filter-out $(TARGET) none,$(or $(RXKIT_CHECK_TARGETS),$(KNOWN)))
 ifeq ($(TIER),run)
 STAGES := $(call run_set,$(TARGET))

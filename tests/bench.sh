@@ -7,7 +7,8 @@
 # virtio-vsock interrupts (and so the RX worker) on CPU1; a fresh guest per
 # kernel state, pairs in balanced AB/BA order; the guest's counters of
 # socket locks, lookups, readable and write-space callbacks per received
-# RW packet (kprobe events of the bench flavour).  KTAP on stdout: one test
+# RW packet (kprobe events: kconfig/bench-probes.config, in the guest
+# flavour).  KTAP on stdout: one test
 # a pair and state, then the checks that hold whatever the timing noise.
 #
 # The samples (CSV) go to OUT/samples.csv; tests/bench-report makes the
@@ -31,7 +32,7 @@ usage: tests/bench.sh [--smoke] [--pairs N] [--patches N] [--out DIR] [--keep DI
                       [--no-insn] [TARGET]
 
 The baseline and patched kernels of TARGET (default: $RXKIT_TARGET) of the
-bench flavour (ci/build --tree TREE --flavour bench TARGET), N pairs
+guest flavour (ci/build --tree TREE TARGET), N pairs
 (default 8; --smoke: 2) of fresh guests in AB/BA order, each sweeping the
 points of tests/data/bench-points, then the ping-pongs of
 tests/data/bench-rtt (--smoke: their smoke columns).
@@ -40,7 +41,7 @@ tests/data/bench-rtt (--smoke: their smoke columns).
   its results in bench/TARGET/DATE-vhost-user/ (--keep DIR: there; --keep
   '': nowhere).
 --patches N: the patched state is the posting's patches 1 to N
-  (ci/prepare --upto N; ci/build --tree patched-N --flavour bench).
+  (ci/prepare --upto N; ci/build --tree patched-N).
 The guest instructions of each vCPU during each point come from a TCG
 plugin (tests/mkplugin; --no-insn: without it, and its counts empty).
 Environment: RXKIT_ACCEL, RXKIT_BENCH_JOB_TIMEOUT (seconds for one guest's
@@ -49,30 +50,18 @@ USAGE
 }
 
 smoke=0
-upto=
 insn=1
-keep=
-keep_set=
-pairs=
-out=
 extra_opt()
 {
 	case "$1" in
 	--smoke) smoke=1; return 1 ;;
-	--pairs) opt_arg "a number" "$@"; pairs=$2; return 2 ;;
-	--out) opt_arg "a folder" "$@"; out=$2; return 2 ;;
 	--no-insn) insn=0; return 1 ;;
-	--patches) opt_arg "a patch number" "$@"; upto=$2; return 2 ;;
-	--keep) [ $# -ge 2 ] || die "--keep needs a folder (or '')"; keep=$2; keep_set=1; return 2 ;;
 	esac
-	return 0
+	bench_opt "$@"
 }
 parse_stage_args '' "$@"
 : "${target:=$RXKIT_TARGET}"
 load_base "$target"
-case "${pairs:=$((smoke ? 2 : 8))}" in
-''|*[!0-9]*|0) die "--pairs needs a positive number, not '$pairs'" ;;
-esac
 [ -f "$POINTS_FILE" ] || die "$POINTS_FILE missing"
 [ -f "$RTT_FILE" ] || die "$RTT_FILE missing"
 need "$QEMU" qemu-system-x86
@@ -88,17 +77,11 @@ if [ "$insn" = 1 ]; then
 	plugin=$("$RXKIT_TOP/tests/mkplugin") || die "no TCG plugin (tests/mkplugin failed)"
 fi
 
-case "$upto" in
-'') ptree=patched ;;
-[1-9]|[1-9][0-9]) ptree=patched-$upto ;;
-*) die "--patches takes a patch number, not '$upto'" ;;
-esac
-[ -n "$out" ] || out="$(out_dir "$target")/bench$([ "$smoke" = 0 ] || echo -smoke)${upto:+-p$upto}"
-[ -n "$keep_set" ] || [ "$smoke" = 1 ] ||
-	keep="$RXKIT_TOP/bench/$target/$(date -u +%Y-%m-%d)-vhost-user${upto:+-patches-1-$upto}"
-rm -rf "$out"
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+if [ "$smoke" = 1 ]; then
+	bench_settle 2 bench-smoke -
+else
+	bench_settle 8 bench ''
+fi
 
 # The points: "PAYLOAD:BYTES:RECV", each payload with recv() of 64 KiB and
 # of the payload (once for 64K).
@@ -132,15 +115,7 @@ qemu_pidfile=
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 {
-	echo "command: tests/bench.sh $*"
-	echo "target: $target"
-	echo "baseline: $(cat "$(bench_o baseline)/include/config/kernel.release")"
-	echo "patched: $(cat "$(bench_o patched)/include/config/kernel.release")${upto:+ (patches 1-$upto of the posting)}"
-	echo "backend: $BACKEND"
-	echo "accelerator: $accel"
-	echo "host cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) cores)"
-	echo "kit: $(git -C "$RXKIT_TOP" describe --always --dirty 2>/dev/null || echo unknown)"
-	echo "pairs: $pairs"
+	bench_environment "tests/bench.sh $*"
 	echo "points: $points"
 	echo "ping-pongs: $rtts"
 	echo "instructions: $([ -n "$plugin" ] && echo "TCG plugin $plugin (vcpu1: RX worker, vcpu0: reader)" || echo "not counted (--no-insn)")"

@@ -70,9 +70,9 @@ setup_root()
 
 # in_root LOG CMD...: CMD in the root, as root, with a plain environment,
 # /proc, /sys, /dev, a private /dev/shm and the shared ccache; output to
-# $logs/LOG.  The mounts go with the namespace.  ccache checks the
-# compiler by its content there: the root's gcc is installed anew each run
-# (ccache's default check, its mtime, missed every compile: 855 s).
+# $logs/LOG.  The mounts go with the namespace.  (ccache checks the
+# compiler by its content, kbuild_env of ci/lib.sh: the root's gcc,
+# installed anew, shares this machine's compiles.)
 in_root()
 {
 	local log=$1
@@ -91,7 +91,7 @@ in_root()
 		env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root ${LANG:+LANG=$LANG} ${LC_ALL:+LC_ALL=$LC_ALL} \
 		${LC_CTYPE:+LC_CTYPE=$LC_CTYPE} ${LC_MESSAGES:+LC_MESSAGES=$LC_MESSAGES} \
-		DEBIAN_FRONTEND=noninteractive RXKIT_CACHE="$IN_CACHE" CCACHE_COMPILERCHECK=content \
+		DEBIAN_FRONTEND=noninteractive RXKIT_CACHE="$IN_CACHE" \
 		RXKIT_OUT="$IN_KIT/out" RXKIT_TARGET="$target" \
 		sh -c 'cd "$0" && exec "$@"' "$IN_KIT" "$@" > "$logs/$log.log" 2>&1
 }
@@ -214,6 +214,26 @@ test_package()
 		echo "# $f: $(tail -n 1 "$r/$f" 2>/dev/null || echo missing)"
 		[ "$(tail -n 1 "$r/$f" 2>/dev/null)" = "exit 0" ] || return "$KSFT_FAIL"
 	done
+	publish_packages
+}
+
+# publish_packages: the root's source and binary packages, with the log of
+# the build, into $RXKIT_OUT/TARGET/{source,packages}: built once, in a
+# clean root as a buildd builds them, they are the packages the package
+# suites of make check test (tests/packages_build.sh --reuse).  Time
+# stamps kept: the suites check that they are newer than the kernel.
+# clean-root.sha256 names them: a later ci/package here replaces them.
+publish_packages()
+{
+	local d p="$RXKIT_OUT/$target/packages"
+	for d in source packages; do
+		mkdir -p "$RXKIT_OUT/$target/$d"
+		cp -a "$root$IN_KIT/out/$target/$d/." "$RXKIT_OUT/$target/$d/" ||
+			{ echo "# cannot copy the root's $d"; return "$KSFT_FAIL"; }
+	done
+	cp -p "$logs/package.log" "$p/package.log"
+	(cd "$root$IN_KIT/out/$target/packages" && sha256sum -- *.deb *.rpm) > "$p/clean-root.sha256"
+	echo "# published: $RXKIT_OUT/$target/source, $p"
 }
 
 # shellcheck disable=SC2086

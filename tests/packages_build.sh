@@ -11,6 +11,9 @@
 # The packages this suite builds
 # are those the Debian and RPM suites (tests/packages_deb.sh,
 # tests/packages_rpm.sh) install, when they are newer than the kernel.
+# --reuse (make check): the packages are the clean root's
+# (tests/cleanroot.sh builds them there, as a buildd does, and publishes
+# them): this suite checks them instead of building them a second time.
 set -eu
 PROG=packages_build
 . "$(dirname "$0")/../ci/lib.sh"
@@ -23,7 +26,7 @@ readonly TESTS="${RXKIT_PACKAGE_BUILD_TESTS:-$ALL_TESTS}"
 usage()
 {
 	cat <<USAGE
-usage: tests/packages_build.sh [--list] [TARGET]
+usage: tests/packages_build.sh [--list] [--reuse] [TARGET]
 
 The package build of the patched guest kernel of TARGET (default:
 $RXKIT_TARGET; ci/build must have built it):
@@ -31,11 +34,18 @@ $(for t in $ALL_TESTS; do echo "  $t"; done)
 Packages and source packages: \$RXKIT_OUT/TARGET/{packages,source}/
 Artefacts (build logs): \$RXKIT_OUT/TARGET/packages-test/
 --list: the test names, one a line.
+--reuse: test the packages tests/cleanroot.sh built and published there
+  (they must be newer than the kernel and the packaging files) instead of
+  building them.
 Environment: RXKIT_PACKAGE_BUILD_TESTS="NAME..." (a subset; they run in the
   order above), RXKIT_PKG_TMP (ci/package's staging folder).
 USAGE
 }
 
+reuse=0
+case "${1:-}" in
+--reuse) reuse=1; shift ;;
+esac
 pkg_setup RXKIT_PACKAGE_BUILD_TESTS "$@"
 pkg_need_kernel
 pkg_art_clean "package-1-${RXKIT_OUT##*/}.log"
@@ -45,19 +55,42 @@ pkg_art_clean "package-1-${RXKIT_OUT##*/}.log"
 # earlier run left there.
 test_build()
 {
-	local t0 f l
+	local t0 f l why
 	t0=$(date +%s)
-	pkg_build || return "$KSFT_FAIL"
+	if [ "$reuse" = 1 ]; then
+		l="$RXKIT_OUT/$target/packages/package.log"
+		why=$(pkg_fresh) || { echo "# no packages to reuse: $why"; return "$KSFT_FAIL"; }
+		(cd "$RXKIT_OUT/$target/packages" && sha256sum --quiet -c clean-root.sha256) ||
+			{ echo "# $RXKIT_OUT/$target/packages are not the clean root's (tests/cleanroot.sh $target)"; return "$KSFT_FAIL"; }
+		pkg_set
+		pkg_state=reused
+		echo "# the packages the clean root built (tests/cleanroot.sh $target; log: $l)"
+	else
+		pkg_build || return "$KSFT_FAIL"
+		l="$art/package-1-${RXKIT_OUT##*/}.log"
+	fi
 	for f in "$deb" "$hdeb" "$rpmf" "$drpm"; do
 		echo "# ${f##*/}: $(( $(wc -c < "$f") / 1024 )) KiB"
 	done
-	l="$art/package-1-${RXKIT_OUT##*/}.log"
 	sed -n 's/^[a-z]*: ccache/# ccache/p' "$l"
-	echo "# built from source and linted in $(( $(date +%s) - t0 )) s (log: $l)"
-	# The kernel ci/build built and the guest tests booted is the packaged one.
+	[ "$reuse" = 1 ] || echo "# built from source and linted in $(( $(date +%s) - t0 )) s (log: $l)"
+	# ci/package compared the image it packaged with its ci/build's ...
 	grep -q "the packaged kernel image is ci/build's .*, byte for byte" "$l" ||
 		{ echo "# ci/package did not compare the packaged image with ci/build's"; return "$KSFT_FAIL"; }
-	echo "# the packaged vmlinuz is ci/build's bzImage, byte for byte"
+	# ... and the kernel the guest suites here booted is the packaged one.
+	same_image deb "$deb" && same_image rpm "$rpmf" || return "$KSFT_FAIL"
+	echo "# the vmlinuz of both packages is ci/build's bzImage ($kernel), byte for byte"
+}
+
+# same_image deb|rpm PACKAGE: its /boot/vmlinuz-REL is $kernel.
+same_image()
+{
+	local x="$work/vmlinuz.$1"
+	case "$1" in
+	deb) dpkg-deb --fsys-tarfile "$2" | tar -xOf - "./boot/vmlinuz-$rel" > "$x" ;;
+	rpm) rpm2cpio "$2" | cpio -i --quiet --to-stdout "./boot/vmlinuz-$rel" > "$x" ;;
+	esac
+	cmp -s "$x" "$kernel" || { echo "# ${2##*/}: its /boot/vmlinuz-$rel is not $kernel"; return 1; }
 }
 
 # The source packages: the pinned tarball as it is, the series as it is.

@@ -1,11 +1,52 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh disable=SC2034,SC2154 # sets virtio_run's kernel, initrd, art; reads the suite's
-# The host side of tests/bench.sh, sourced by it alone: each state's
+# The host side of the benchmark's suites, tests/bench.sh (the sweep) and
+# tests/bench_slow.sh (the slow reader): their shared options, each state's
 # initramfs, the senders and pingers of one guest's sweep, the samples of
 # its lines, the reference rows, the counters per packet.  They read the
-# suite's settings (target, out, points, rtts, plugin, ptree, upto) and the
-# run's (run, art, art_tools; k, order, st, pass: the pair, its order, the
-# state and the pass of the guest running).
+# suite's settings (target, out, points, rtts, slow, plugin, ptree, upto)
+# and the run's (run, art, art_tools; k, order, st, pass: the pair, its
+# order, the state and the pass of the guest running).
+
+# bench_opt ARGS...: the options both suites take (parse_stage_args'
+# extra_opt protocol: returns the words used, 0 when none).
+pairs=
+out=
+upto=
+keep=
+keep_set=
+bench_opt()
+{
+	case "$1" in
+	--pairs) opt_arg "a number" "$@"; pairs=$2; return 2 ;;
+	--out) opt_arg "a folder" "$@"; out=$2; return 2 ;;
+	--patches) opt_arg "a patch number" "$@"; upto=$2; return 2 ;;
+	--keep) [ $# -ge 2 ] || die "--keep needs a folder (or '')"; keep=$2; keep_set=1; return 2 ;;
+	esac
+	return 0
+}
+
+# bench_settle DEFAULT_PAIRS OUT_NAME KEEP_SUFFIX: after the options: pairs
+# checked, ptree (the patched state's tree), out (default
+# $RXKIT_OUT/TARGET/OUT_NAME, emptied) and keep (default, when
+# KEEP_SUFFIX is not '-': bench/TARGET/DATE-vhost-userKEEP_SUFFIX).
+bench_settle()
+{
+	case "${pairs:=$1}" in
+	''|*[!0-9]*|0) die "--pairs needs a positive number, not '$pairs'" ;;
+	esac
+	case "$upto" in
+	'') ptree=patched ;;
+	[1-9]|[1-9][0-9]) ptree=patched-$upto ;;
+	*) die "--patches takes a patch number, not '$upto'" ;;
+	esac
+	[ -n "$out" ] || out="$(out_dir "$target")/$2${upto:+-p$upto}"
+	[ -n "$keep_set" ] || [ "$3" = - ] ||
+		keep="$RXKIT_TOP/bench/$target/$(date -u +%Y-%m-%d)-vhost-user$3${upto:+-patches-1-$upto}"
+	rm -rf "$out"
+	mkdir -p "$out"
+	out=$(cd "$out" && pwd)
+}
 
 # kv_row PREFIX: each line of "key=value ..." words on stdin as the CSV
 # row PREFIX,value,value...
@@ -16,10 +57,27 @@ kv_row()
 		print row }'
 }
 
+# bench_environment COMMAND: the lines of OUT/environment that every run
+# of the benchmark's suites has (the kernels, backend, accelerator, CPU,
+# kit commit, pairs).
+bench_environment()
+{
+	echo "command: $1"
+	echo "target: $target"
+	echo "baseline: $(cat "$(bench_o baseline)/include/config/kernel.release")"
+	echo "patched: $(cat "$(bench_o patched)/include/config/kernel.release")${upto:+ (patches 1-$upto of the posting)}"
+	echo "backend: $BACKEND"
+	echo "accelerator: $accel"
+	echo "host cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) cores)"
+	echo "kit: $(git -C "$RXKIT_TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "pairs: $pairs"
+}
+
 # tree_of STATE: the tree of a state (patched: patched-N with --patches).
 tree_of() { [ "$1" = patched ] && echo "$ptree" || echo "$1"; }
-# bench_o STATE: the bench flavour's build folder of STATE's tree.
-bench_o() { printf '%s/%s/o-bench\n' "$(src_root "$target")" "$(tree_of "$1")"; }
+# bench_o STATE: the guest flavour's build folder of STATE's tree (the
+# flavour carries the counters' kprobe events: kconfig/bench-probes.config).
+bench_o() { printf '%s/%s/o-guest\n' "$(src_root "$target")" "$(tree_of "$1")"; }
 
 # state_setup TREE [insn]: the kernel of TREE and its initramfs,
 # $out/TREE[-insn]/initrd.cpio.gz, with rxkit-bench, the counters and the
@@ -30,18 +88,19 @@ state_setup()
 	s="$(src_root "$target")/$(tree_of "$1")"
 	o=$(bench_o "$1")
 	[ -f "$o/arch/x86/boot/bzImage" ] ||
-		die "no $1 kernel of the bench flavour; run:${upto:+ ci/prepare --upto $upto $target;} ci/build --tree $(tree_of "$1") --flavour bench $target"
+		die "no $1 kernel; run:${upto:+ ci/prepare --upto $upto $target;} ci/build --tree $(tree_of "$1") $target"
 	a="$out/$1${2:+-$2}"
 	mkdir -p "$a/tools/rxkit"
 	gcc -static -O2 -Wall -I"$o/usr/include" -o "$a/tools/rxkit/rxkit-bench" \
 		"$RXKIT_TOP/tests/bench/rxkit-bench.c" > "$a/bench-build.log" 2>&1 ||
 		{ cat "$a/bench-build.log" >&2; die "building tests/bench/rxkit-bench.c failed"; }
-	cp "$RXKIT_TOP/tests/guest/bench-counters" "$a/tools/rxkit/"
+	cp "$RXKIT_TOP/tests/guest/bench-counters" "$RXKIT_TOP/tests/guest/bench-irq" \
+		"$RXKIT_TOP/tests/guest/bench-trace" "$a/tools/rxkit/"
 	printf 'BENCH_PORT=%s\nBENCH_RX_CPU=0\nBENCH_IRQ_CPU=1\nBENCH_POINTS="%s"\n' \
 		"$PORT" "$points" > "$a/tools/rxkit/bench.env"
-	printf 'BENCH_RTT_PORT=%s\nBENCH_RTT="%s"\n' "$RTT_PORT" \
+	printf 'BENCH_RTT_PORT=%s\nBENCH_RTT="%s"\nBENCH_SLOW="%s"\n' "$RTT_PORT" \
 		"$([ -n "${2:-}" ] || for p in $rtts; do printf '%s ' "${p%%:*}"; done)" \
-		>> "$a/tools/rxkit/bench.env"
+		"${slow:-}" >> "$a/tools/rxkit/bench.env"
 	tools_initrd "$s" "$o" "$a"
 }
 
