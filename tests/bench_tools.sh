@@ -11,7 +11,7 @@ PROG=bench_tools
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="build unit cli_example cli_lower_is_better cli_refusals rx_counts rx_detects_corruption tx_retries ping_pong insn_plugin checkpatch"
+readonly ALL_TESTS="build unit cli_example cli_lower_is_better cli_refusals rx_counts rx_detects_corruption tx_retries slow_reader ping_pong insn_plugin checkpatch"
 readonly TESTS="${RXKIT_BENCH_TOOLS_TESTS:-$ALL_TESTS}"
 readonly FIX="$RXKIT_TOP/tests/fixtures/bench-stats"
 
@@ -152,6 +152,33 @@ test_rx_counts()
 	grep -q ' bytes=8388608 .* errors=0 .* result=ok$' "$work/rx" || rc=1
 	rx_line "$s" "-r 4K -d 100 -n 1M" -- "$bench" tx -w 4K -n 1M "$s" || rc=1
 	grep -q ' bytes=1048576 .* recv_calls=257 errors=0 .* result=ok$' "$work/rx" || rc=1
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+# The slow-reader scenario's options: the reader marks its progress after
+# every recv() (-m: "rxkit rx BYTES", the last the whole stream) and sleeps
+# only in its slow phase (-S: 20 sleeps of 5 ms here, then none: well under
+# the 4 s that 800 sleeps would take); the sender pauses between its
+# writes (-p: 100 writes, 2 ms each, at least 200 ms).
+test_slow_reader()
+{
+	local s="unix:$work/rx.sock" rc=0 t0 ms
+	need_bench || return $?
+	: > "$work/marks"
+	t0=$(date +%s%N)
+	rx_line "$s" "-r 160 -d 5000 -S 3200 -m $work/marks -n 128000" -- \
+		"$bench" tx -w 160 -n 128000 "$s" || rc=1
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	echo "# 800 reads of 160 bytes, the first 20 slow: $ms ms; $(wc -l < "$work/marks") marks, the last '$(tail -n 1 "$work/marks")'"
+	grep -q ' bytes=128000 .* recv_calls=801 errors=0 .* result=ok$' "$work/rx" || rc=1
+	[ "$(wc -l < "$work/marks")" = 800 ] && [ "$(tail -n 1 "$work/marks")" = "rxkit rx 128000" ] || rc=1
+	[ "$ms" -ge 100 ] && [ "$ms" -lt 2000 ] || rc=1
+	t0=$(date +%s%N)
+	rx_line "$s" "-n 16000" -- "$bench" tx -w 160 -p 2000 -n 16000 "$s" || rc=1
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	echo "# 100 writes with 2 ms pauses: $ms ms"
+	grep -q ' bytes=16000 .* result=ok$' "$work/rx" || rc=1
+	[ "$ms" -ge 200 ] || rc=1
 	[ "$rc" = 0 ] || return "$KSFT_FAIL"
 }
 

@@ -4,8 +4,9 @@
  * after the cover letter of the series (single stream, host sends, guest
  * receives with one thread in blocking recv(), no poll(), pinned to a CPU).
  *
- *   rxkit-bench rx   [-c CPU] [-r SIZE] [-L LOWAT] [-d USEC] [-n BYTES] ADDR
- *   rxkit-bench tx   [-c CPU] [-w SIZE] [-R SECS] -n BYTES ADDR
+ *   rxkit-bench rx   [-c CPU] [-r SIZE] [-L LOWAT] [-d USEC [-S BYTES]]
+ *                    [-m FILE] [-n BYTES] ADDR
+ *   rxkit-bench tx   [-c CPU] [-w SIZE] [-p USEC] [-R SECS] -n BYTES ADDR
  *   rxkit-bench pong [-c CPU] ADDR
  *   rxkit-bench ping [-c CPU] [-s SIZE] [-n COUNT] [-R SECS] ADDR
  *
@@ -19,13 +20,18 @@
  * accepts one connection and reads until EOF with recv() of SIZE bytes
  * (default 64 KiB; the cover letter's first table), SO_RCVLOWAT LOWAT when
  * given, sleeping USEC microseconds after each recv() when given (a slow
- * reader).  Its line, the time from the first byte to EOF:
+ * reader; -S: only until BYTES are read, then at full speed).  -m FILE:
+ * after each recv(), "rxkit rx BYTES" (the bytes read so far) is written
+ * to FILE, e.g. tracefs's trace_marker, where it lands between the kernel's
+ * events.  Its line, the time from the first byte to EOF:
  *
  *   rxkit-bench: rx bytes=N seconds=S gbps=G mibps=M recv_calls=C
  *                errors=E first_bad=OFF result=ok|fail
  *
  * recv_calls counts every call, the one that returns EOF too.  tx writes
- * BYTES in writes of SIZE (default 64 KiB) and shuts down.  pong echoes one
+ * BYTES in writes of SIZE (default 64 KiB), -p: sleeping USEC microseconds
+ * after each (a backend that reads a Unix stream then sees each write apart
+ * instead of coalescing them), and shuts down.  pong echoes one
  * connection; ping sends COUNT requests of SIZE bytes (default 10000 of 64)
  * and waits for each echo:
  *
@@ -37,6 +43,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,6 +51,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <linux/vm_sockets.h>
@@ -56,12 +64,16 @@ static unsigned char ref[MAX_IO + PERIOD];
 static unsigned char buf[MAX_IO];
 static const char *mode = "?";
 static unsigned int retry_secs;	/* -R: connect retries, seconds */
+static unsigned long long slow_bytes;	/* -S: rx's -d ends after these */
+static int marker_fd = -1;		/* -m: rx's progress lines go here */
+static unsigned int gap_us;		/* -p: tx's pause after each write */
 
 static void help(FILE *f)
 {
 	fprintf(f,
-		"usage: rxkit-bench rx [-c CPU] [-r SIZE] [-L LOWAT] [-d USEC] [-n BYTES] ADDR\n"
-		"       rxkit-bench tx [-c CPU] [-w SIZE] -n BYTES ADDR\n"
+		"usage: rxkit-bench rx [-c CPU] [-r SIZE] [-L LOWAT] [-d USEC [-S BYTES]]\n"
+		"                      [-m FILE] [-n BYTES] ADDR\n"
+		"       rxkit-bench tx [-c CPU] [-w SIZE] [-p USEC] -n BYTES ADDR\n"
 		"       rxkit-bench pong [-c CPU] ADDR\n"
 		"       rxkit-bench ping [-c CPU] [-s SIZE] [-n COUNT] ADDR\n"
 		"ADDR: vsock:PORT (listen), vsock:CID:PORT, unix:PATH,\n"
@@ -306,7 +318,10 @@ static int do_rx(int cpu, size_t rsize, int lowat, unsigned int delay_us,
 			}
 		}
 		bytes += n;
-		if (delay_us)
+		if (marker_fd >= 0 &&
+		    dprintf(marker_fd, "rxkit rx %llu\n", bytes) < 0)
+			die("writing the -m marker");
+		if (delay_us && (!slow_bytes || bytes < slow_bytes))
 			usleep(delay_us);
 	}
 	t1 = now();
@@ -329,12 +344,17 @@ static int do_tx(int cpu, size_t wsize, unsigned long long total, const char *ad
 	int fd;
 
 	pin(cpu);
+	/* Sleeps of tens of microseconds: no 50 us timer slack on top. */
+	if (gap_us && prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL))
+		die("PR_SET_TIMERSLACK");
 	fd = open_addr(addr, 0);
 	while (sent < total) {
 		n = total - sent < wsize ? total - sent : wsize;
 		if (write_all(fd, ref + sent % PERIOD, n))
 			die("write");
 		sent += n;
+		if (gap_us)
+			usleep(gap_us);
 	}
 	if (shutdown(fd, SHUT_WR))
 		die("shutdown");
@@ -423,7 +443,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < MAX_IO + PERIOD; i++)
 		ref[i] = (i * 7 + 3) % PERIOD;
 	optind = 2;
-	while ((opt = getopt(argc, argv, "c:r:L:d:n:w:s:t:R:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:r:L:d:S:m:p:n:w:s:t:R:")) != -1) {
 		switch (opt) {
 		case 'c':
 			cpu = atoi(optarg);
@@ -433,6 +453,17 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			delay = (unsigned int)parse_size(optarg);
+			break;
+		case 'S':
+			slow_bytes = parse_size(optarg);
+			break;
+		case 'm':
+			marker_fd = open(optarg, O_WRONLY | O_APPEND);
+			if (marker_fd < 0)
+				die(optarg);
+			break;
+		case 'p':
+			gap_us = (unsigned int)parse_size(optarg);
 			break;
 		case 'n':
 			n = parse_size(optarg);
