@@ -104,16 +104,7 @@ state_setup patched
 passes="plain${plugin:+ insn}"
 nruns=$((pairs * 2))
 [ -z "$plugin" ] || nruns=$((nruns * 2))
-accel=$(pick_accel "$(bench_o baseline)/arch/x86/boot/bzImage" "$out/baseline/initrd.cpio.gz" \
-	"$out/accel-probe")
-art_tools="$out/baseline/tools/rxkit"
-run=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-bench.XXXXXX")
-daemon_pid=
-host_pid=
-guest_pid=
-qemu_pidfile=
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start
 {
 	bench_environment "tests/bench.sh $*"
 	echo "points: $points"

@@ -69,16 +69,7 @@ echo "pair,order,tree,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,resul
 echo "pair,order,tree,entries,written,other_locks,away,away_bytes" > "$out/slow-trace.csv"
 state_setup baseline
 state_setup patched
-accel=$(pick_accel "$(bench_o baseline)/arch/x86/boot/bzImage" "$out/baseline/initrd.cpio.gz" \
-	"$out/accel-probe")
-art_tools="$out/baseline/tools/rxkit"
-run=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-bench.XXXXXX")
-daemon_pid=
-host_pid=
-guest_pid=
-qemu_pidfile=
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start
 {
 	bench_environment "tests/bench_slow.sh $*"
 	echo "scenario: payload $size, $bytes, reader slow for $slow_bytes ($delay us after each recv), sender gap $gap us"

@@ -73,6 +73,23 @@ bench_environment()
 	echo "pairs: $pairs"
 }
 
+# bench_start: once both states' initramfs are made, the accelerator, the
+# host's tools, the run folder, and the cleanup of the guests, daemons and
+# senders the run starts.
+bench_start()
+{
+	accel=$(pick_accel "$(bench_o baseline)/arch/x86/boot/bzImage" "$out/baseline/initrd.cpio.gz" \
+		"$out/accel-probe")
+	art_tools="$out/baseline/tools/rxkit"
+	run=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-bench.XXXXXX")
+	daemon_pid=
+	host_pid=
+	guest_pid=
+	qemu_pidfile=
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
 # tree_of STATE: the tree of a state (patched: patched-N with --patches).
 tree_of() { [ "$1" = patched ] && echo "$ptree" || echo "$1"; }
 # bench_o STATE: the guest flavour's build folder of STATE's tree (the
