@@ -9,7 +9,7 @@ set output dir . "/slow.png"
 set multiplot layout 1,2 title title
 set grid ytics
 set key top left
-set yrange [0:*]
+set yrange [0:1.2]
 
 set title "Socket locks a packet against the queue's depth (all pairs)"
 set xlabel "depth when the packet arrived (packets)"
