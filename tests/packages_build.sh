@@ -79,18 +79,22 @@ test_build()
 		{ echo "# ci/package did not compare the packaged image with ci/build's"; return "$KSFT_FAIL"; }
 	# ... and the kernel the guest suites here booted is the packaged one.
 	same_image deb "$deb" && same_image rpm "$rpmf" || return "$KSFT_FAIL"
-	echo "# the vmlinuz of both packages is ci/build's bzImage ($kernel), byte for byte"
+	echo "# the kernel image of both packages is ci/build's bzImage ($kernel), byte for byte"
 }
 
-# same_image deb|rpm PACKAGE: its /boot/vmlinuz-REL is $kernel.
+# same_image deb|rpm PACKAGE: its kernel image is $kernel: the .deb's
+# /boot/vmlinuz-REL, the .rpm's /lib/modules/REL/vmlinuz (its /boot file is
+# a %ghost that %post fills, as in the kernel's own kernel.spec).
 same_image()
 {
-	local x="$work/vmlinuz.$1"
+	local x="$work/vmlinuz.$1" f
 	case "$1" in
-	deb) dpkg-deb --fsys-tarfile "$2" | tar -xOf - "./boot/vmlinuz-$rel" > "$x" ;;
-	rpm) rpm2cpio "$2" | cpio -i --quiet --to-stdout "./boot/vmlinuz-$rel" > "$x" ;;
+	deb) f=./boot/vmlinuz-$rel
+	     dpkg-deb --fsys-tarfile "$2" | tar -xOf - "$f" > "$x" ;;
+	rpm) f=./lib/modules/$rel/vmlinuz
+	     rpm2cpio "$2" | cpio -i --quiet --to-stdout "$f" > "$x" ;;
 	esac
-	cmp -s "$x" "$kernel" || { echo "# ${2##*/}: its /boot/vmlinuz-$rel is not $kernel"; return 1; }
+	cmp -s "$x" "$kernel" || { echo "# ${2##*/}: its ${f#.} is not $kernel"; return 1; }
 }
 
 # The source packages: the pinned tarball as it is, the series as it is.
