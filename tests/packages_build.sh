@@ -60,8 +60,11 @@ test_build()
 	if [ "$reuse" = 1 ]; then
 		l="$RXKIT_OUT/$target/packages/package.log"
 		why=$(pkg_fresh) || { echo "# no packages to reuse: $why"; return "$KSFT_FAIL"; }
-		(cd "$RXKIT_OUT/$target/packages" && sha256sum --quiet -c clean-root.sha256) ||
-			{ echo "# $RXKIT_OUT/$target/packages are not the clean root's (tests/cleanroot.sh $target)"; return "$KSFT_FAIL"; }
+		why=$(cd "$RXKIT_OUT/$target/packages" && sha256sum --quiet -c clean-root.sha256 2>&1) || {
+			printf '%s\n' "$why" | sed 's/^/#   /'
+			echo "# $RXKIT_OUT/$target/packages are not the clean root's (tests/cleanroot.sh $target)"
+			return "$KSFT_FAIL"
+		}
 		pkg_set
 		pkg_state=reused
 		echo "# the packages the clean root built (tests/cleanroot.sh $target; log: $l)"
