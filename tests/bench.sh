@@ -64,13 +64,7 @@ parse_stage_args '' "$@"
 load_base "$target"
 [ -f "$POINTS_FILE" ] || die "$POINTS_FILE missing"
 [ -f "$RTT_FILE" ] || die "$RTT_FILE missing"
-need "$QEMU" qemu-system-x86
-need gcc gcc
-need cpio cpio
-need gzip gzip
-detect_backend
-[ -z "$BACKEND_SKIP" ] || die "no backend: $BACKEND_SKIP"
-VIRTIO_JOB_SECS=${RXKIT_BENCH_JOB_TIMEOUT:-1800}
+bench_needs
 plugin=
 if [ "$insn" = 1 ]; then
 	need mkfifo coreutils

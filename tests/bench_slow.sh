@@ -47,13 +47,7 @@ parse_stage_args '' "$@"
 : "${target:=$RXKIT_TARGET}"
 load_base "$target"
 [ -f "$SLOW_FILE" ] || die "$SLOW_FILE missing"
-need "$QEMU" qemu-system-x86
-need gcc gcc
-need cpio cpio
-need gzip gzip
-detect_backend
-[ -z "$BACKEND_SKIP" ] || die "no backend: $BACKEND_SKIP"
-VIRTIO_JOB_SECS=${RXKIT_BENCH_JOB_TIMEOUT:-1800}
+bench_needs
 bench_settle 2 bench-slow -slow
 read -r size bytes slow_bytes delay gap extra <<EOF
 $(awk '!/^#/ && NF { print; exit }' "$SLOW_FILE")

@@ -26,6 +26,19 @@ bench_opt()
 	return 0
 }
 
+# bench_needs: the tools and the backend both suites need; a guest's job
+# may take RXKIT_BENCH_JOB_TIMEOUT seconds (default 1800).
+bench_needs()
+{
+	need "$QEMU" qemu-system-x86
+	need gcc gcc
+	need cpio cpio
+	need gzip gzip
+	detect_backend
+	[ -z "$BACKEND_SKIP" ] || die "no backend: $BACKEND_SKIP"
+	VIRTIO_JOB_SECS=${RXKIT_BENCH_JOB_TIMEOUT:-1800}
+}
+
 # bench_settle DEFAULT_PAIRS OUT_NAME KEEP_SUFFIX: after the options: pairs
 # checked, ptree (the patched state's tree), out (default
 # $RXKIT_OUT/TARGET/OUT_NAME, emptied) and keep (default, when
