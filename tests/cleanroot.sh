@@ -214,10 +214,11 @@ test_package()
 		echo "# $f: $(tail -n 1 "$r/$f" 2>/dev/null || echo missing)"
 		[ "$(tail -n 1 "$r/$f" 2>/dev/null)" = "exit 0" ] || return "$KSFT_FAIL"
 	done
-	publish_packages
+	publish_packages "$r"
 }
 
-# publish_packages: the root's source and binary packages, with the log of
+# publish_packages ROOT_PACKAGES: the root's source and binary packages
+# (ROOT_PACKAGES: their folder in the root), with the log of
 # the build, into $RXKIT_OUT/TARGET/{source,packages}: built once, in a
 # clean root as a buildd builds them, they are the packages the package
 # suites of make check test (tests/packages_build.sh --reuse).  Time
@@ -232,7 +233,7 @@ publish_packages()
 			{ echo "# cannot copy the root's $d"; return "$KSFT_FAIL"; }
 	done
 	cp -p "$logs/package.log" "$p/package.log"
-	(cd "$root$IN_KIT/out/$target/packages" && sha256sum -- *.deb *.rpm) > "$p/clean-root.sha256"
+	(cd "$1" && sha256sum -- *.deb *.rpm) > "$p/clean-root.sha256"
 	echo "# published: $RXKIT_OUT/$target/source, $p"
 }
 

@@ -16,7 +16,9 @@
 # SKIP_REASON is run_tests' (tests/lib.sh), --this-run the build suite's.
 # shellcheck disable=SC2034,SC2120
 
-# pkg_setup SUBSET_VAR "$@": the suites' command line, [--list] [TARGET].
+# pkg_setup SUBSET_VAR "$@": the suites' command line, [--list] [TARGET],
+# and the options of a suite that defines pkg_opt (parse_stage_args'
+# extra_opt protocol).
 # Sets target, art (the artefacts of every package suite:
 # $RXKIT_OUT/TARGET/packages-test; each suite removes its own files,
 # pkg_art_clean), work (a scratch folder, removed with its roots' mounts on
@@ -31,6 +33,7 @@ pkg_setup()
 		case "$1" in
 		--list) echo "$ALL_TESTS" | tr -s ' ' '\n'; exit 0 ;;
 		esac
+		! command -v pkg_opt > /dev/null || { pkg_opt "$@"; return $?; }
 		return 0
 	}
 	parse_stage_args '' "$@"

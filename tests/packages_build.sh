@@ -43,9 +43,13 @@ USAGE
 }
 
 reuse=0
-case "${1:-}" in
---reuse) reuse=1; shift ;;
-esac
+pkg_opt()
+{
+	case "$1" in
+	--reuse) reuse=1; return 1 ;;
+	esac
+	return 0
+}
 pkg_setup RXKIT_PACKAGE_BUILD_TESTS "$@"
 pkg_need_kernel
 pkg_art_clean "package-1-${RXKIT_OUT##*/}.log"
