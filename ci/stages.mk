@@ -124,13 +124,15 @@ endef
 # make bench-slow: tests/bench_slow.sh) after the sweep.  PATCHES=N (make
 # bench): the patched state is the posting's patches 1 to N (ci/prepare
 # --upto N: the tree patched-N, built after the patched tree, from its
-# ccache).
+# ccache).  BENCH_BACKEND=vhost-vsock (make bench): the sweep behind the kernel's
+# vhost-vsock (tests/bench.sh --backend; the slow reader stays on
+# vhost-user).
 bench_opts = $(if $(PATCHES),--patches $(PATCHES))
 bench_builds = build-$(1)-baseline $(if $(PATCHES),build-$(1)-patched-$(PATCHES),build-$(1)-patched)
 define bench_stages
 $(if $(PATCHES),$(call stage,prepare-$(1)-upto,prepare-$(1),ci/prepare --upto $(PATCHES) $(1)))
 $(if $(PATCHES),$(call stage,build-$(1)-patched-$(PATCHES),prepare-$(1)-upto,$(NICE) ci/build --tree patched-$(PATCHES) $(1),build-$(1)-patched))
-$(call stage,bench-$(1),$(call bench_builds,$(1)),tests/bench.sh $(bench_opts) $(1))
+$(call stage,bench-$(1),$(call bench_builds,$(1)),tests/bench.sh $(bench_opts) $(if $(BENCH_BACKEND),--backend $(BENCH_BACKEND)) $(1))
 $(call stage,bench-smoke-$(1),$(call bench_builds,$(1)),tests/bench.sh --smoke $(bench_opts) $(1))
 $(call stage,bench-slow-$(1),$(call bench_builds,$(1)),tests/bench_slow.sh $(bench_opts) $(1),bench-$(1))
 endef

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/bench.sh: does the backport of TARGET deliver the series' effect?
 # The cover letter's method on this machine: a single stream, the host
-# sends (tests/bench/rxkit-bench.c through vhost-device-vsock), the guest
+# sends (tests/bench/rxkit-bench.c through vhost-device-vsock, or
+# --backend vhost-vsock: the kernel's vhost-vsock, in the nested host of
+# tests/vsock_nested.sh where this machine has none), the guest
 # receives with one thread in blocking recv() pinned to CPU0, the
 # virtio-vsock interrupts (and so the RX worker) on CPU1; a fresh guest per
 # kernel state, pairs in balanced AB/BA order; the guest's counters of
@@ -19,6 +21,7 @@ PROG=bench
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/lib/vhost_user.sh"
 . "$RXKIT_TOP/tests/lib/bench.sh"
+. "$RXKIT_TOP/tests/lib/bench_nested.sh"
 
 readonly GUEST_CID=3
 readonly POINTS_FILE="$RXKIT_TOP/tests/data/bench-points"
@@ -29,23 +32,28 @@ usage()
 {
 	cat <<USAGE
 usage: tests/bench.sh [--smoke] [--pairs N] [--patches N] [--out DIR] [--keep DIR]
-                      [--no-insn] [TARGET]
+                      [--no-insn] [--backend vhost-user|vhost-vsock] [TARGET]
 
 The baseline and patched kernels of TARGET (default: $RXKIT_TARGET) of the
 guest flavour (ci/build --tree TREE TARGET), N pairs
 (default 8; --smoke: 2) of fresh guests in AB/BA order, each sweeping the
 points of tests/data/bench-points, then the ping-pongs of
 tests/data/bench-rtt (--smoke: their smoke columns).
+--backend: the host's side of the device (default vhost-user:
+  vhost-device-vsock; vhost-vsock: the kernel's, this machine's
+  /dev/vhost-vsock or a nested L1 host's as in tests/vsock_nested.sh, with
+  the files' NESTED columns, no instructions pass).
 --out DIR: where the samples and logs go (default:
   \$RXKIT_OUT/TARGET/bench[-smoke]).  A full run (not --smoke) also keeps
-  its results in bench/TARGET/DATE-vhost-user/ (--keep DIR: there; --keep
+  its results in bench/TARGET/DATE-BACKEND/ (--keep DIR: there; --keep
   '': nowhere).
 --patches N: the patched state is the posting's patches 1 to N
   (ci/prepare --upto N; ci/build --tree patched-N).
 The guest instructions of each vCPU during each point come from a TCG
 plugin (tests/mkplugin; --no-insn: without it, and its counts empty).
 Environment: RXKIT_ACCEL, RXKIT_BENCH_JOB_TIMEOUT (seconds for one guest's
-  sweep, default 1800).
+  sweep, default 1800); --backend vhost-vsock: RXKIT_NESTED_BACKEND,
+  RXKIT_NESTED_L1 (tests/vsock_nested.sh).
 USAGE
 }
 
@@ -56,6 +64,7 @@ extra_opt()
 	case "$1" in
 	--smoke) smoke=1; return 1 ;;
 	--no-insn) insn=0; return 1 ;;
+	--backend) opt_arg "vhost-user or vhost-vsock" "$@"; backend=$2; return 2 ;;
 	esac
 	bench_opt "$@"
 }
@@ -64,7 +73,17 @@ parse_stage_args '' "$@"
 load_base "$target"
 [ -f "$POINTS_FILE" ] || die "$POINTS_FILE missing"
 [ -f "$RTT_FILE" ] || die "$RTT_FILE missing"
+case "$backend" in
+vhost-user|vhost-vsock) ;;
+*) die "--backend takes vhost-user or vhost-vsock, not '$backend'" ;;
+esac
 bench_needs
+# The plugin of this QEMU counts the outermost guest's vCPUs: behind a
+# nested host, L1's, not those of the kernel under test.
+noinsn=
+[ "$backend" = vhost-user ] || [ "$mode" = host ] ||
+	{ insn=0; noinsn="the nested host's guest runs inside L1's QEMU, which this QEMU's TCG plugin does not see"; }
+[ "$insn" = 1 ] || : "${noinsn:=--no-insn}"
 plugin=
 if [ "$insn" = 1 ]; then
 	need mkfifo coreutils
@@ -77,14 +96,18 @@ else
 	bench_settle 8 bench ''
 fi
 
+# The column of the files: FULL, SMOKE, or NESTED (the kernel's vhost-vsock
+# in a nested host: TCG inside TCG moves a fraction of the bytes).
+col=$((smoke ? 3 : 2))
+[ "$backend" = vhost-user ] || [ "$mode" = host ] || col=4
 # The points: "PAYLOAD:BYTES:RECV", each payload with recv() of 64 KiB and
 # of the payload (once for 64K).
-points=$(awk -v col=$((smoke ? 3 : 2)) '!/^#/ && NF && $col != "-" {
+points=$(awk -v col=$col '!/^#/ && NF && $col != "-" {
 		printf "%s:%s:64K ", $1, $col
 		if ($1 != "64K") printf "%s:%s:%s ", $1, $col, $1 }' "$POINTS_FILE")
 [ -n "$points" ] || die "no points in $POINTS_FILE"
 # The ping-pongs: "SIZE:COUNT".
-rtts=$(awk -v col=$((smoke ? 3 : 2)) '!/^#/ && NF && $col != "-" {
+rtts=$(awk -v col=$col '!/^#/ && NF && $col != "-" {
 		printf "%s:%s ", $1, $col }' "$RTT_FILE")
 
 
@@ -103,7 +126,8 @@ bench_start
 	bench_environment "tests/bench.sh $*"
 	echo "points: $points"
 	echo "ping-pongs: $rtts"
-	echo "instructions: $([ -n "$plugin" ] && echo "TCG plugin $plugin (vcpu1: RX worker, vcpu0: reader)" || echo "not counted (--no-insn)")"
+	[ "$col" != 4 ] || echo "nested: the guest under test in TCG inside L1 ($L1, the accelerator above is L1's); the NESTED columns"
+	echo "instructions: $([ -n "$plugin" ] && echo "TCG plugin $plugin (vcpu1: RX worker, vcpu0: reader)" || echo "not counted ($noinsn)")"
 } > "$out/environment"
 sed 's/^/# /' "$out/environment"
 
@@ -131,7 +155,11 @@ while [ "$k" -le "$pairs" ]; do
 			mkfifo "$art/insn.fifo"
 			VIRTIO_QEMU_ARGS="-plugin $plugin,fifo=$art/insn.fifo,out=$art/insn.log"
 		fi
-		virtio_run bench_rx '' send_points || rc=$?
+		if [ "$backend" = vhost-user ]; then
+			virtio_run bench_rx '' send_points || rc=$?
+		else
+			nested_sweep || rc=$?
+		fi
 		[ "$pass" = plain ] || exec 9>&-
 		samples "$k" "$order" "$st" "$art/bench_rx" \
 			"$([ "$pass" = plain ] || echo "$art/insn.log")"
@@ -169,7 +197,7 @@ if [ -n "$plugin" ]; then
 	[ "$bad" = 0 ] || { echo "# $bad points without instruction counts (plugin log: pair-*-insn/insn.log)"; rc=1; }
 	ktap_result "$rc" instructions_counted
 else
-	ktap_result "$KSFT_SKIP" instructions_counted "--no-insn: no TCG plugin"
+	ktap_result "$KSFT_SKIP" instructions_counted "no instructions pass: $noinsn"
 fi
 # Per received RW packet at 64-byte writes into a 64 KiB recv(), each
 # state's pooled counts: about one lock and one lookup a packet on the

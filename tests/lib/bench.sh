@@ -12,6 +12,7 @@
 # extra_opt protocol: returns the words used, 0 when none).
 pairs=
 out=
+backend=vhost-user
 upto=
 keep=
 keep_set=
@@ -26,23 +27,29 @@ bench_opt()
 	return 0
 }
 
-# bench_needs: the tools and the backend both suites need; a guest's job
-# may take RXKIT_BENCH_JOB_TIMEOUT seconds (default 1800).
+# bench_needs: the tools and the backend both suites need (vhost-user:
+# vhost-device-vsock; vhost-vsock: the kernel's, tests/lib/bench_nested.sh);
+# a guest's job may take RXKIT_BENCH_JOB_TIMEOUT seconds (default 1800).
 bench_needs()
 {
 	need "$QEMU" qemu-system-x86
 	need gcc gcc
 	need cpio cpio
 	need gzip gzip
+	VIRTIO_JOB_SECS=${RXKIT_BENCH_JOB_TIMEOUT:-1800}
+	if [ "$backend" = vhost-vsock ]; then
+		bench_nested_needs
+		return
+	fi
 	detect_backend
 	[ -z "$BACKEND_SKIP" ] || die "no backend: $BACKEND_SKIP"
-	VIRTIO_JOB_SECS=${RXKIT_BENCH_JOB_TIMEOUT:-1800}
 }
 
 # bench_settle DEFAULT_PAIRS OUT_NAME KEEP_SUFFIX: after the options: pairs
 # checked, ptree (the patched state's tree), out (default
 # $RXKIT_OUT/TARGET/OUT_NAME, emptied) and keep (default, when
-# KEEP_SUFFIX is not '-': bench/TARGET/DATE-vhost-userKEEP_SUFFIX).
+# KEEP_SUFFIX is not '-': bench/TARGET/DATE-BACKENDKEEP_SUFFIX, BACKEND
+# vhost-user or, tests/bench.sh --backend nested, vhost-vsock).
 bench_settle()
 {
 	case "${pairs:=$1}" in
@@ -55,7 +62,7 @@ bench_settle()
 	esac
 	[ -n "$out" ] || out="$(out_dir "$target")/$2${upto:+-p$upto}"
 	[ -n "$keep_set" ] || [ "$3" = - ] ||
-		keep="$RXKIT_TOP/bench/$target/$(date -u +%Y-%m-%d)-vhost-user$3${upto:+-patches-1-$upto}"
+		keep="$RXKIT_TOP/bench/$target/$(date -u +%Y-%m-%d)-$backend$3${upto:+-patches-1-$upto}"
 	rm -rf "$out"
 	mkdir -p "$out"
 	out=$(cd "$out" && pwd)
@@ -68,6 +75,15 @@ kv_row()
 	awk -v pfx="$1" '{ row = pfx
 		for (f = 1; f <= NF; f++) { split($f, v, "="); row = row "," v[2] }
 		print row }'
+}
+
+# rtt_row LOG: a pinger's line as a row of OUT/rtt.csv, with the pair,
+# order and state of the guest running.
+rtt_row()
+{
+	grep -q '^rxkit-bench: ping ' "$1" 2>/dev/null ||
+		{ echo "# no ping-pong result in $1"; return 1; }
+	sed -n 's/^rxkit-bench: ping //p' "$1" | kv_row "$k,$order,$st" >> "$out/rtt.csv"
 }
 
 # bench_environment COMMAND: the lines of OUT/environment that every run
@@ -160,9 +176,7 @@ send_points()
 		"$art_tools/rxkit-bench" ping -t 600 -R 300 -s "${p%%:*}" -n "${p#*:}" \
 			"vhu:$run/vm.vsock:$((RTT_PORT + i))" > "$1/ping-$i.log" 2>&1 ||
 			{ echo "# ping-pong $i: the pinger exited $?"; cat "$1/ping-$i.log"; return 1; }
-		# The pair, order and state of this guest (the loop below).
-		sed -n 's/^rxkit-bench: ping //p' "$1/ping-$i.log" | kv_row "$k,$order,$st" \
-			>> "$out/rtt.csv"
+		rtt_row "$1/ping-$i.log" || return 1
 		i=$((i + 1))
 	done
 }
@@ -219,7 +233,13 @@ ref_rows()
 	kernel="$(bench_o patched)/arch/x86/boot/bzImage"
 	initrd="$out/patched/initrd.cpio.gz"
 	art="$out/ref"
-	virtio_run bench_ref || rc=1
+	# No device in use: the loopback transport (a vhost-user daemon
+	# beside it, or, with the kernel's vhost-vsock, none).
+	if [ "$backend" = vhost-user ]; then
+		virtio_run bench_ref || rc=1
+	else
+		guest_run -j "$VIRTIO_JOB_SECS" "$art/bench_ref" "$kernel" "$initrd" bench_ref "$accel" || rc=1
+	fi
 	tr -d '\r' < "$art/bench_ref/results.log" | awk '$1 == "RXKIT:" && $2 == "bench-ref" {
 		row = "loopback-guest," $3
 		for (i = 4; i <= NF; i++) { split($i, f, "="); row = row "," f[2] }
