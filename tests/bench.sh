@@ -90,10 +90,12 @@ if [ "$insn" = 1 ]; then
 	plugin=$("$RXKIT_TOP/tests/mkplugin") || die "no TCG plugin (tests/mkplugin failed)"
 fi
 
+# The run's folder: bench[-smoke], bench-vhost-vsock[-smoke] with that backend.
+name=bench$([ "$backend" = vhost-user ] || echo "-$backend")
 if [ "$smoke" = 1 ]; then
-	bench_settle 2 bench-smoke -
+	bench_settle 2 "$name-smoke" -
 else
-	bench_settle 8 bench ''
+	bench_settle 8 "$name" ''
 fi
 
 # The column of the files: FULL, SMOKE, or NESTED (the kernel's vhost-vsock
@@ -111,7 +113,7 @@ rtts=$(awk -v col=$col '!/^#/ && NF && $col != "-" {
 		printf "%s:%s ", $1, $col }' "$RTT_FILE")
 
 
-echo "pair,order,tree,point,payload,recv,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result,rwpkt,lock,lookup,readable,writespace,insn_worker,insn_reader" \
+echo "pair,order,tree,point,payload,recv,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result,rwpkt,lock,lookup,readable,writespace,cycles,insn_worker,insn_reader" \
 	> "$out/samples.csv"
 head -n 1 "$out/samples.csv" > "$out/insn.csv"
 echo "pair,order,tree,count,size,mean_us,median_us,p99_us,min_us,max_us" > "$out/rtt.csv"
@@ -131,7 +133,7 @@ bench_start
 } > "$out/environment"
 sed 's/^/# /' "$out/environment"
 
-ktap_header $((nruns + 6))
+ktap_header $((nruns + 7))
 k=1
 done_runs=0
 while [ "$k" -le "$pairs" ]; do
@@ -193,11 +195,25 @@ if [ -n "$plugin" ]; then
 	rc=0
 	rows=$(($(wc -l < "$out/insn.csv") - 1))
 	[ "$rows" = $((pairs * 2 * npts)) ] || { echo "# $rows points counted, not $((pairs * 2 * npts))"; rc=1; }
-	bad=$(awk -F, 'NR > 1 && !($20 > 0 && $21 > 0)' "$out/insn.csv" | wc -l)
+	bad=$(awk -F, 'NR > 1 && !($21 > 0 && $22 > 0)' "$out/insn.csv" | wc -l)
 	[ "$bad" = 0 ] || { echo "# $bad points without instruction counts (plugin log: pair-*-insn/insn.log)"; rc=1; }
 	ktap_result "$rc" instructions_counted
 else
 	ktap_result "$KSFT_SKIP" instructions_counted "no instructions pass: $noinsn"
+fi
+# The RX worker's CPU cycles (perf, rx -C): counted at every point of the
+# timed sweep where the guest has a cycles counter (KVM with a PMU), else
+# the guest's reason.
+rc=0
+counted=$(awk -F, 'NR > 1 && $20 != ""' "$out/samples.csv" | wc -l)
+if [ "$counted" = 0 ]; then
+	why=$(cat "$out"/pair-*/bench_rx/results.log 2>/dev/null | tr -d '\r' |
+		sed -n 's/^RXKIT: bench-cycles none //p' | sort -u | head -n 1)
+	ktap_result "$KSFT_SKIP" cycles_counted "the guest has no cycles counter (accelerator $accel): ${why:-no reason given}"
+else
+	bad=$(awk -F, 'NR > 1 && !($20 > 0)' "$out/samples.csv" | wc -l)
+	[ "$bad" = 0 ] || { echo "# $bad points of the timed sweep without cycles where others have them"; rc=1; }
+	ktap_result "$rc" cycles_counted
 fi
 # Per received RW packet at 64-byte writes into a 64 KiB recv(), each
 # state's pooled counts: about one lock and one lookup a packet on the

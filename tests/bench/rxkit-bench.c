@@ -5,7 +5,7 @@
  * receives with one thread in blocking recv(), no poll(), pinned to a CPU).
  *
  *   rxkit-bench rx   [-c CPU] [-r SIZE] [-L LOWAT] [-d USEC [-S BYTES]]
- *                    [-m FILE] [-n BYTES] ADDR
+ *                    [-m FILE] [-C CPU] [-n BYTES] ADDR
  *   rxkit-bench tx   [-c CPU] [-w SIZE] [-p USEC] [-R SECS] -n BYTES ADDR
  *   rxkit-bench pong [-c CPU] ADDR
  *   rxkit-bench ping [-c CPU] [-s SIZE] [-n COUNT] [-R SECS] ADDR
@@ -27,6 +27,14 @@
  *
  *   rxkit-bench: rx bytes=N seconds=S gbps=G mibps=M recv_calls=C
  *                errors=E first_bad=OFF result=ok|fail
+ *
+ * -C CPU: the cycles of CPU (every task, user and kernel: perf's
+ * PERF_COUNT_HW_CPU_CYCLES, e.g. the RX worker's CPU) over the same window,
+ * the cover letter's "Guest CPU1 cycles/B", in a line of their own; where
+ * the CPU has no cycles counter (a TCG guest: QEMU emulates no PMU) the
+ * count is "-" and the reason follows:
+ *
+ *   rxkit-bench: cycles cpu=N count=C|- [reason=TEXT]
  *
  * recv_calls counts every call, the one that returns EOF too.  tx writes
  * BYTES in writes of SIZE (default 64 KiB), -p: sleeping USEC microseconds
@@ -51,9 +59,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <linux/perf_event.h>
 #include <linux/vm_sockets.h>
 
 #define PERIOD		251
@@ -67,12 +78,14 @@ static unsigned int retry_secs;	/* -R: connect retries, seconds */
 static unsigned long long slow_bytes;	/* -S: rx's -d ends after these */
 static int marker_fd = -1;		/* -m: rx's progress lines go here */
 static unsigned int gap_us;		/* -p: tx's pause after each write */
+static int cycles_cpu = -1;		/* -C: rx counts this CPU's cycles */
+static int cycles_err;			/* errno of a counter that failed */
 
 static void help(FILE *f)
 {
 	fprintf(f,
 		"usage: rxkit-bench rx [-c CPU] [-r SIZE] [-L LOWAT] [-d USEC [-S BYTES]]\n"
-		"                      [-m FILE] [-n BYTES] ADDR\n"
+		"                      [-m FILE] [-C CPU] [-n BYTES] ADDR\n"
 		"       rxkit-bench tx [-c CPU] [-w SIZE] [-p USEC] -n BYTES ADDR\n"
 		"       rxkit-bench pong [-c CPU] ADDR\n"
 		"       rxkit-bench ping [-c CPU] [-s SIZE] [-n COUNT] ADDR\n"
@@ -283,6 +296,43 @@ static int open_addr(const char *addr, int listen_unix)
 	return fd;
 }
 
+/*
+ * cycles_open: a stopped counter of CPU @cpu's cycles, every task, user and
+ * kernel; -1 (cycles_err set) when the CPU has none.
+ */
+static int cycles_open(int cpu)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.size = sizeof(attr);
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.disabled = 1;
+	fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, 0);
+	if (fd < 0)
+		cycles_err = errno;
+	return fd;
+}
+
+/* cycles_report: the -C line; the count of @fd, stopped now. */
+static void cycles_report(int fd)
+{
+	unsigned long long count;
+
+	if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
+		cycles_err = errno;
+	else if (fd >= 0 && read(fd, &count, sizeof(count)) != sizeof(count))
+		cycles_err = errno ? errno : EIO;
+	if (fd >= 0 && !cycles_err) {
+		printf("rxkit-bench: cycles cpu=%d count=%llu\n", cycles_cpu, count);
+		return;
+	}
+	printf("rxkit-bench: cycles cpu=%d count=- reason=perf_event_open: %s\n",
+	       cycles_cpu, strerror(cycles_err));
+}
+
 static int do_rx(int cpu, size_t rsize, int lowat, unsigned int delay_us,
 		 unsigned long long expect, const char *addr)
 {
@@ -291,12 +341,14 @@ static int do_rx(int cpu, size_t rsize, int lowat, unsigned int delay_us,
 	double t0 = 0, t1;
 	ssize_t n;
 	size_t i;
-	int fd;
+	int fd, cfd = -1;
 
 	pin(cpu);
 	fd = open_addr(addr, 1);
 	if (lowat > 0 && setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat)))
 		die("SO_RCVLOWAT");
+	if (cycles_cpu >= 0)
+		cfd = cycles_open(cycles_cpu);
 	for (;;) {
 		n = recv(fd, buf, rsize, 0);
 		calls++;
@@ -306,6 +358,8 @@ static int do_rx(int cpu, size_t rsize, int lowat, unsigned int delay_us,
 			die("recv");
 		if (!n)
 			break;
+		if (!bytes && cfd >= 0 && ioctl(cfd, PERF_EVENT_IOC_ENABLE, 0))
+			cycles_err = errno;
 		if (!bytes)
 			t0 = now();
 		if (memcmp(buf, ref + bytes % PERIOD, n)) {
@@ -333,6 +387,8 @@ static int do_rx(int cpu, size_t rsize, int lowat, unsigned int delay_us,
 	printf(" recv_calls=%llu errors=%llu first_bad=%lld result=%s\n",
 	       calls, errors, first_bad,
 	       !errors && (!expect || bytes == expect) ? "ok" : "fail");
+	if (cycles_cpu >= 0)
+		cycles_report(cfd);
 	close(fd);
 	return !errors && (!expect || bytes == expect) ? 0 : 1;
 }
@@ -443,7 +499,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < MAX_IO + PERIOD; i++)
 		ref[i] = (i * 7 + 3) % PERIOD;
 	optind = 2;
-	while ((opt = getopt(argc, argv, "c:r:L:d:S:m:p:n:w:s:t:R:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:r:L:d:S:m:C:p:n:w:s:t:R:")) != -1) {
 		switch (opt) {
 		case 'c':
 			cpu = atoi(optarg);
@@ -461,6 +517,11 @@ int main(int argc, char **argv)
 			marker_fd = open(optarg, O_WRONLY | O_APPEND);
 			if (marker_fd < 0)
 				die(optarg);
+			break;
+		case 'C':
+			cycles_cpu = atoi(optarg);
+			if (cycles_cpu < 0)
+				fail_usage("-C needs a CPU number, got", optarg);
 			break;
 		case 'p':
 			gap_us = (unsigned int)parse_size(optarg);
