@@ -252,6 +252,17 @@ series_patches()
 	grep -v '^[[:space:]]*\(#\|$\)' "$1/series" | awk '{ print $1 }'
 }
 
+# patch_labels DIR: "LABEL FILE" for each patch of DIR/series, in order.
+# LABEL is the file's NNNN- prefix, the posted patch it carries (0000: a
+# prerequisite); a prefix met again gets .2, .3, ... (0000.2: the second
+# prerequisite).  The names of the per-patch results and matrix cells.
+patch_labels()
+{
+	series_patches "$1" | awk '{
+		i = index($0, "-"); n = i ? substr($0, 1, i - 1) : $0
+		print (++seen[n] > 1 ? n "." seen[n] : n), $0 }'
+}
+
 # quilt_patches DIR TREE: TREE/patches/ holding the patches of DIR/series
 # and a series file of their names (for QUILT_PATCHES=patches).
 quilt_patches()

@@ -69,6 +69,8 @@ kbuild_env
 
 patches=$(series_patches "$sdir")
 npatch=$(printf '%s\n' "$patches" | grep -c .) || die "$sdir/series lists no patch"
+# The result names: 0001 for posted patch 1, 0000, 0000.2 for prerequisites.
+labels=$(patch_labels "$sdir")
 
 # new_tree: a fresh hard-link copy of pristine with the series as quilt
 # patches, none applied; the build folders of the last run are kept (their
@@ -226,7 +228,7 @@ for v in $VARIANTS; do
 done
 broken=
 for p in $patches; do
-	n=${p%%-*}
+	n=$(printf '%s\n' "$labels" | awk -v p="$p" '$2 == p { print $1; exit }')
 	echo "# $p: $(sed -n 's/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$sdir/$p" | head -n 1)"
 	if [ -n "$broken" ]; then
 		for t in apply w1_builtin w1_modules; do
