@@ -263,6 +263,22 @@ patch_labels()
 		print (++seen[n] > 1 ? n "." seen[n] : n), $0 }'
 }
 
+# refuse_tree SERIES TREE WHAT: die when TREE has a file that SERIES/refuse
+# lists (FILE<TAB>WHY lines): a series written for the trees of its line
+# that lack FILE must not be applied to one that has it (series/6.1 and a
+# vendor 6.1 with vsock sockmap).  WHAT names TREE in the message.
+refuse_tree()
+{
+	local f= why=
+	[ -f "$1/refuse" ] || return 0
+	while IFS='	' read -r f why; do
+		case "$f" in
+		''|'#'*) continue ;;
+		esac
+		[ ! -e "$2/$f" ] || die "$3 has $f: $why"
+	done < "$1/refuse"
+}
+
 # quilt_patches DIR TREE: TREE/patches/ holding the patches of DIR/series
 # and a series file of their names (for QUILT_PATCHES=patches).
 quilt_patches()

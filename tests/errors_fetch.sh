@@ -12,7 +12,7 @@ PROG=errors_fetch
 
 readonly ALL_TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
 archive_drift patch_not_applying patch_with_offset missing_tool no_space drift_report \
-drift_unverified_tarball drift_one_hunk"
+drift_unverified_tarball drift_one_hunk sockmap_6_1"
 readonly TESTS="${RXKIT_ERRORS_FETCH_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -275,6 +275,58 @@ test_drift_one_hunk()
 	expect_in "$work/hunk.out" '0002-offset.patch  *0 failed, 1 offset, 0 fuzz$' "the patch after the failed one was not tried" || return "$KSFT_FAIL"
 	expect_in "$work/hunk.out" '0003-gone-file.patch  *1 failed,' "a patch to a missing file not reported as failed" || return "$KSFT_FAIL"
 	rm -rf "$kit" "$work/hcache"
+}
+
+# fake_61 SUBLEVEL FILE [PATH...]: FILE, a tiny stand-in tree 6.1.SUBLEVEL:
+# the Makefile and the named files of the tree, each a one-line stub.
+fake_61()
+{
+	local d="$work/mk61.$1" t="linux-6.1.$1" out="$2" f=
+	rm -rf "$d"
+	mkdir -p "$d/$t"
+	printf 'VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = %s\nEXTRAVERSION =\n' "$1" > "$d/$t/Makefile"
+	shift 2
+	for f in "$@"; do
+		mkdir -p "$d/$t/${f%/*}"
+		echo "/* stand-in of $f */" > "$d/$t/$f"
+	done
+	tar -C "$d" -cJf "$out" "$t"
+}
+
+# series/6.1 drops the sockmap hand-off: a 6.1 tree with vsock sockmap
+# (net/vmw_vsock/vsock_bpf.c, as a vendor backport of 634f1a7110b4 has
+# it) is refused by ci/prepare and ci/check-drift, with series/6.1/refuse's
+# reason, before a patch is tried or a tree made.  The same tree without
+# the file is not refused (its failure is the patches not applying).
+test_sockmap_6_1()
+{
+	local c="$work/c61" tb= rc=0
+	fake_61 193 "$work/linux-6.1.193.tar.xz" net/vmw_vsock/vsock_bpf.c \
+		net/vmw_vsock/virtio_transport_common.c
+	tb="$work/linux-6.1.193.tar.xz"
+	env RXKIT_CACHE="$c" "$RXKIT_TOP/ci/fetch" --tarball "$tb" --sha256 "$(sha256_of "$tb")" 6.1 \
+		> "$work/f61.out" 2>&1 || { sed 's/^/#   /' "$work/f61.out"; return "$KSFT_FAIL"; }
+	expect_fail "$work/p61" \
+		'^prepare: error: Linux 6\.1\.193 has net/vmw_vsock/vsock_bpf\.c: vsock sockmap .*must be redone against the sockmap variant' \
+		env RXKIT_CACHE="$c" "$RXKIT_TOP/ci/prepare" 6.1 || return "$KSFT_FAIL"
+	[ ! -e "$c/src/6.1/patched" ] && [ ! -e "$c/src/6.1/patched.tmp" ] && [ ! -e "$c/src/6.1/baseline" ] ||
+		{ echo "# a tree was made for a refused base"; return "$KSFT_FAIL"; }
+	"$RXKIT_TOP/ci/check-drift" --tarball "$tb" --sha256 "$(sha256_of "$tb")" 6.1 \
+		> "$work/d61.out" 2> "$work/d61" || rc=$?
+	sed 's/^/#   /' "$work/d61"
+	[ "$rc" = 1 ] || { echo "# ci/check-drift exit $rc, expected 1"; return "$KSFT_FAIL"; }
+	expect_in "$work/d61" '^check-drift: error: Linux 6\.1\.193 has net/vmw_vsock/vsock_bpf\.c: .*must be redone' \
+		"ci/check-drift did not refuse the tree" || return "$KSFT_FAIL"
+	! grep -q '^  0001-' "$work/d61.out" || { echo "# ci/check-drift tried the patches"; return "$KSFT_FAIL"; }
+	# The control: without vsock_bpf.c the same tree gets to quilt.
+	fake_61 194 "$work/linux-6.1.194.tar.xz" net/vmw_vsock/virtio_transport_common.c
+	tb="$work/linux-6.1.194.tar.xz"
+	env RXKIT_CACHE="$c" "$RXKIT_TOP/ci/fetch" --tarball "$tb" --sha256 "$(sha256_of "$tb")" 6.1 \
+		> "$work/f61b.out" 2>&1 || { sed 's/^/#   /' "$work/f61b.out"; return "$KSFT_FAIL"; }
+	expect_fail "$work/p61b" 'does not apply to Linux 6\.1\.194' \
+		env RXKIT_CACHE="$c" "$RXKIT_TOP/ci/prepare" 6.1 || return "$KSFT_FAIL"
+	! grep -q 'vsock_bpf' "$work/p61b" || { echo "# the control tree was refused"; return "$KSFT_FAIL"; }
+	rm -rf "$c"
 }
 
 # shellcheck disable=SC2086

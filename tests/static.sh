@@ -185,10 +185,42 @@ upstream_applied()
 	touch "$work/eq.done"
 }
 
+# refuse_ok DIR: the entries of DIR/refuse (ci/lib.sh refuse_tree) are a
+# path in the tree and a reason; no patch of the series touches the path
+# (the series was written for trees without it), and the fetched base of
+# the target lacks it (else ci/prepare refuses the kit's own base).
+refuse_ok()
+{
+	local t=${1##*/} f= why= pr= bad=0 n=0
+	pr="$(src_root "$t")/pristine"
+	while IFS='	' read -r f why; do
+		case "$f" in
+		''|'#'*) continue ;;
+		/*|*..*|*' '*) echo "# $1/refuse: '$f' is not a path in a tree"; bad=1; continue ;;
+		esac
+		n=$((n + 1))
+		[ -n "$why" ] || { echo "# $1/refuse: $f has no reason"; bad=1; }
+		if awk -v f="$f" '($1 == "+++" && $2 == "b/" f) || ($1 == "---" && $2 == "a/" f) \
+			{ found = 1 } END { exit !found }' "$1"/*.patch; then
+			echo "# $1/refuse: $f, but a patch of the series changes it"
+			bad=1
+		fi
+		if [ ! -d "$pr" ]; then
+			echo "# $1/refuse: $f not checked against the base: $t not fetched"
+		elif [ -e "$pr/$f" ]; then
+			echo "# $1/refuse: Linux $(fetched_version "$t"), the fetched base, has $f: ci/prepare $t refuses it"
+			bad=1
+		fi
+	done < "$1/refuse"
+	echo "# $1/refuse: $n entries"
+	return "$bad"
+}
+
 # Every series names existing files and every file is named.  A patch of
 # the posted series (same file name as in patches/upstream/) keeps the
 # author and cites the posting; a prerequisite names the series patch that
-# needs it (Stable-dep-of:); each carries a bracketed backport note.
+# needs it (Stable-dep-of:); each carries a bracketed backport note.  A
+# refuse list is sound (refuse_ok).
 test_series_files()
 {
 	local rc="$KSFT_PASS" s= d= p= f= n=
@@ -214,6 +246,7 @@ test_series_files()
 		for n in 1 2 3 4 5; do
 			grep -q "^000$n-" "$s" || { echo "# $s: no patch $n/5"; rc=$KSFT_FAIL; }
 		done
+		[ ! -f "$d/refuse" ] || refuse_ok "$d" || rc=$KSFT_FAIL
 		# The accepted checkpatch messages name patches of the series
 		# and give a reason (tests/series.sh compares them with checkpatch).
 		[ -f "$d/checkpatch" ] || { echo "# $d/checkpatch missing"; rc=$KSFT_FAIL; continue; }
