@@ -1,0 +1,990 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rxkit-sockmap: a vsock stream socket handed to a BPF sockmap and back
+ * while data flows (tests/vsock_sockmap.sh, in the guest over the
+ * loopback transport, peer CID 1).
+ *
+ * A sender thread writes numbered 64-byte records to a connected vsock
+ * stream socket; the receiver holds the accepted end S.  S and one end U
+ * of an AF_UNIX stream socketpair go into a BPF_MAP_TYPE_SOCKMAP whose
+ * sk_skb verdict program (raw instructions, below) reads a mode from an
+ * array map: 0 passes the skb to S, 1 redirects it with
+ * bpf_sk_redirect_map(BPF_F_INGRESS) to U's receive side.  The receiver
+ * inserts S, reads S and U, flips the mode, removes S again, in rounds.
+ *
+ * What 7.3 supports, and so what this test does (net/core/sock_map.c,
+ * net/vmw_vsock/vsock_bpf.c):
+ *  - only a connected (TCP_ESTABLISHED) vsock stream or seqpacket socket
+ *    may go into a sockmap (sock_map_sk_state_allowed()); a listener or an
+ *    unconnected socket gets EOPNOTSUPP (case insert_states);
+ *  - the verdict program may be attached as BPF_SK_SKB_VERDICT or as
+ *    BPF_SK_SKB_STREAM_VERDICT: without a stream parser both run through
+ *    sk_psock_start_verdict() and the transport's read_skb(); a parser is
+ *    TCP only (sock_map_link(): -EOPNOTSUPP); both attach types are run;
+ *  - bpf_sk_redirect_map() with BPF_F_INGRESS to a vsock socket returns
+ *    SK_DROP, so the redirect target is an AF_UNIX stream socket;
+ *  - when S leaves the map, what its psock holds is freed
+ *    (sk_psock_destroy() -> __sk_psock_zap_ingress()): skbs the verdict
+ *    passed but nobody read are gone.  So the receiver removes S only with
+ *    the mode set to redirect and after a read of S returned EAGAIN (S's
+ *    psock queue empty; every later skb goes to U, which stays in the map).
+ *
+ * The guarantee checked, per record r (the sender notes the epoch eb[r]
+ * when it starts writing r; the receiver bumps the epoch before and after
+ * every insert, mode flip and removal, so an odd epoch is "switching" and
+ * allows the sides of the states before and after it):
+ *  - every record arrives exactly once over S and U together, every byte
+ *    as written, none lost or duplicated;
+ *  - on each side the records arrive in increasing order;
+ *  - the side fits the verdict in force at some moment between the start
+ *    of r's write (epoch eb[r]) and the read that completed r: U needs a
+ *    moment with S in the map and the mode redirect; S needs a moment
+ *    with S out of the map or the mode pass.  A record in flight across a
+ *    switch may so land on either side; one written wholly while the
+ *    redirect verdict was in force must reach U, and one written while S
+ *    was out of the map or passed must reach S.
+ *
+ * The partial head (issue 14): S's head skb partly read before the verdict
+ * first sees S.  rx_bytes must then drop by the unread part only
+ * (upstream a463f55c791b, vsock/virtio: account only unread bytes in
+ * read_skb()): SIOCINQ never exceeds the bytes not yet read, and the
+ * bytes read before the insert must not come again.
+ *
+ * Cases print KTAP through the kselftest harness; each has a time limit.
+ * RXKIT_SOCKMAP_ROUNDS (default 12) and RXKIT_SOCKMAP_MS (milliseconds a
+ * phase, default 60) size the loop.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
+#include <linux/sockios.h>
+#include <linux/vm_sockets.h>
+
+#include "kselftest_harness.h"
+
+#define REC		64		/* bytes a record */
+#define HDR		8		/* its sequence number, little endian */
+#define MAX_RECORDS	4194304U	/* 256 MiB of records at most */
+#define MAX_EPOCHS	1024
+#define IO_SIZE		65536
+#define PARTIAL		10		/* bytes of record 0 read before the insert */
+#define PORT_BASE	23000
+
+#define KEY_VSOCK	0
+#define KEY_UNIX	1
+#define MODE_PASS	0
+#define MODE_REDIRECT	1
+
+/* The control map's value: the mode, then the verdict program's counts. */
+struct ctl {
+	__u64 mode;
+	__u64 pass_runs;
+	__u64 pass_bytes;
+	__u64 redir_runs;
+	__u64 redir_bytes;
+};
+
+/* Raw BPF instructions (the shapes of the kernel's linux/filter.h). */
+#define INSN(c, d, s, o, i)	((struct bpf_insn) {			\
+	.code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
+#define MOV64_REG(d, s)		INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
+#define MOV64_IMM(d, i)		INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define ADD64_IMM(d, i)		INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
+#define LDX_MEM(sz, d, s, o)	INSN(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
+#define ST_MEM(sz, d, o, i)	INSN(BPF_ST | BPF_MEM | (sz), d, 0, o, i)
+#define ATOMIC_ADD64(d, s, o)	INSN(BPF_STX | BPF_ATOMIC | BPF_DW, d, s, o, BPF_ADD)
+#define JNE_IMM(d, i, o)	INSN(BPF_JMP | BPF_JNE | BPF_K, d, 0, o, i)
+#define CALL(f)			INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
+#define EXIT()			INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+/* A map's fd into a register: the two halves of a BPF_LD_IMM64. */
+#define LD_MAP_FD(d, fd)	INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd)
+#define LD_IMM64_HI()		INSN(0, 0, 0, 0, 0)
+
+/* The kernel has bpf(): its file system's mount point (kernel/bpf/inode.c). */
+static bool bpf_syscall(void)
+{
+	return !access("/sys/fs/bpf", F_OK);
+}
+
+static long sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+static int map_create(__u32 type, __u32 value_size, __u32 entries)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = type;
+	attr.key_size = sizeof(__u32);
+	attr.value_size = value_size;
+	attr.max_entries = entries;
+	return sys_bpf(BPF_MAP_CREATE, &attr);
+}
+
+static int map_update(int fd, __u32 key, const void *value)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = fd;
+	attr.key = (uintptr_t)&key;
+	attr.value = (uintptr_t)value;
+	attr.flags = BPF_ANY;
+	return sys_bpf(BPF_MAP_UPDATE_ELEM, &attr) ? -errno : 0;
+}
+
+static int map_delete(int fd, __u32 key)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = fd;
+	attr.key = (uintptr_t)&key;
+	return sys_bpf(BPF_MAP_DELETE_ELEM, &attr) ? -errno : 0;
+}
+
+static int map_lookup(int fd, __u32 key, void *value)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = fd;
+	attr.key = (uintptr_t)&key;
+	attr.value = (uintptr_t)value;
+	return sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr) ? -errno : 0;
+}
+
+/* Put socket fd into the sockmap at key: 0 or -errno. */
+static int sockmap_add(int map_fd, __u32 key, int fd)
+{
+	__u64 value = fd;
+
+	return map_update(map_fd, key, &value);
+}
+
+static int set_mode(int ctl_fd, __u64 mode)
+{
+	struct ctl c;
+	int err;
+
+	err = map_lookup(ctl_fd, 0, &c);
+	if (err)
+		return err;
+	c.mode = mode;
+	return map_update(ctl_fd, 0, &c);
+}
+
+/*
+ * The verdict: r7 = the control value; mode 0 counts and returns SK_PASS,
+ * anything else counts and returns bpf_sk_redirect_map(skb, sockmap,
+ * KEY_UNIX, BPF_F_INGRESS) (SK_PASS with the redirect set, or SK_DROP).
+ */
+static int verdict_load(int ctl_fd, int map_fd, char *log, size_t log_size)
+{
+	struct bpf_insn prog[] = {
+		MOV64_REG(BPF_REG_6, BPF_REG_1),
+		LDX_MEM(BPF_W, BPF_REG_8, BPF_REG_1, offsetof(struct __sk_buff, len)),
+		ST_MEM(BPF_W, BPF_REG_10, -4, 0),
+		MOV64_REG(BPF_REG_2, BPF_REG_10),
+		ADD64_IMM(BPF_REG_2, -4),
+		LD_MAP_FD(BPF_REG_1, ctl_fd),
+		LD_IMM64_HI(),
+		CALL(BPF_FUNC_map_lookup_elem),
+		JNE_IMM(BPF_REG_0, 0, 2),
+		MOV64_IMM(BPF_REG_0, SK_DROP),
+		EXIT(),
+		MOV64_REG(BPF_REG_7, BPF_REG_0),
+		LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_7, offsetof(struct ctl, mode)),
+		JNE_IMM(BPF_REG_1, MODE_PASS, 5),
+		MOV64_IMM(BPF_REG_1, 1),
+		ATOMIC_ADD64(BPF_REG_7, BPF_REG_1, offsetof(struct ctl, pass_runs)),
+		ATOMIC_ADD64(BPF_REG_7, BPF_REG_8, offsetof(struct ctl, pass_bytes)),
+		MOV64_IMM(BPF_REG_0, SK_PASS),
+		EXIT(),
+		MOV64_IMM(BPF_REG_1, 1),
+		ATOMIC_ADD64(BPF_REG_7, BPF_REG_1, offsetof(struct ctl, redir_runs)),
+		ATOMIC_ADD64(BPF_REG_7, BPF_REG_8, offsetof(struct ctl, redir_bytes)),
+		MOV64_REG(BPF_REG_1, BPF_REG_6),
+		LD_MAP_FD(BPF_REG_2, map_fd),
+		LD_IMM64_HI(),
+		MOV64_IMM(BPF_REG_3, KEY_UNIX),
+		MOV64_IMM(BPF_REG_4, BPF_F_INGRESS),
+		CALL(BPF_FUNC_sk_redirect_map),
+		EXIT(),
+	};
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SK_SKB;
+	attr.insns = (uintptr_t)prog;
+	attr.insn_cnt = ARRAY_SIZE(prog);
+	attr.license = (uintptr_t)"GPL";
+	attr.log_buf = (uintptr_t)log;
+	attr.log_size = log_size;
+	attr.log_level = 1;
+	return sys_bpf(BPF_PROG_LOAD, &attr);
+}
+
+static int prog_attach(int prog_fd, int map_fd, __u32 type)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.target_fd = map_fd;
+	attr.attach_bpf_fd = prog_fd;
+	attr.attach_type = type;
+	return sys_bpf(BPF_PROG_ATTACH, &attr) ? -errno : 0;
+}
+
+/* Byte i of record seq (the first HDR bytes are seq itself). */
+static unsigned char rec_byte(__u64 seq, unsigned int i)
+{
+	if (i < HDR)
+		return (unsigned char)(seq >> (8 * i));
+	return (unsigned char)(seq * 31 + i * 17 + (seq >> 8) + 5);
+}
+
+static void rec_fill(unsigned char *p, __u64 seq)
+{
+	unsigned int i;
+
+	for (i = 0; i < REC; i++)
+		p[i] = rec_byte(seq, i);
+}
+
+static __u64 now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static unsigned int env_uint(const char *name, unsigned int def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoul(v, NULL, 10) : def;
+}
+
+/* The sides a state lets a record reach. */
+#define SIDE_S		1
+#define SIDE_U		2
+
+/* The record flow, shared by the sender thread and the receiver. */
+struct flow {
+	int fd;				/* the sender's socket */
+	__u32 *eb;			/* epoch at the start of record r's write */
+	__u32 epoch;			/* the receiver's switch count */
+	unsigned char sides[MAX_EPOCHS];	/* SIDE_* each epoch allows */
+	__u32 first;			/* the next record to write */
+	__u32 limit;			/* records to write, at most */
+	__u32 started;			/* records whose write began */
+	__u32 stop;			/* the receiver's "no more records" */
+	int err;			/* the sender's errno, 0 */
+	pthread_t thread;
+	bool running;
+};
+
+static void *sender(void *arg)
+{
+	struct flow *f = arg;
+	unsigned char rec[REC];
+	__u32 r;
+
+	for (r = f->first; r < f->limit; r++) {
+		size_t off = 0;
+
+		if (__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE))
+			break;
+		rec_fill(rec, r);
+		__atomic_store_n(&f->eb[r], __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
+		__atomic_store_n(&f->started, r + 1, __ATOMIC_RELEASE);
+		while (off < REC) {
+			ssize_t n = send(f->fd, rec + off, REC - off, MSG_NOSIGNAL);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				f->err = n < 0 ? errno : EPIPE;
+				goto out;
+			}
+			off += n;
+		}
+	}
+out:
+	shutdown(f->fd, SHUT_WR);
+	return NULL;
+}
+
+/* One receiving side: a byte stream cut into records and checked. */
+struct side {
+	const char *name;
+	int fd;
+	int bit;			/* SIDE_S or SIDE_U */
+	unsigned char part[REC];	/* the record being completed */
+	size_t have;
+	__u64 bytes;
+	__u32 records;
+	long long last;			/* last sequence number, -1 */
+	bool eof;
+	bool broken;			/* stream no longer in records */
+};
+
+struct check {
+	struct flow *f;
+	unsigned char *seen;		/* per record: SIDE_* it arrived on */
+	__u32 received;
+	unsigned int errors;		/* violations found */
+	unsigned int shown;		/* violations printed */
+	__u32 straggled;		/* on S while mapped to redirect, allowed */
+	__u32 bypassed;			/* on S, only redirect in force: not allowed */
+};
+
+#define SHOW_MAX	12
+
+static __printf(2, 3) void violation(struct check *c, const char *fmt, ...);
+
+static void violation(struct check *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->errors++;
+	if (c->shown++ >= SHOW_MAX)
+		return;
+	va_start(ap, fmt);
+	fputs("# not as written: ", stdout);
+	vprintf(fmt, ap);
+	putchar('\n');
+	fflush(stdout);
+	va_end(ap);
+}
+
+/* Does some epoch in [from, to] allow side bit? */
+static bool side_allowed(struct flow *f, __u32 from, __u32 to, int bit)
+{
+	__u32 e;
+
+	for (e = from; e <= to && e < MAX_EPOCHS; e++)
+		if (f->sides[e] & bit)
+			return true;
+	return false;
+}
+
+/* A whole record arrived on side s at epoch now. */
+static void record_done(struct check *c, struct side *s, __u32 now)
+{
+	struct flow *f = c->f;
+	__u32 started = __atomic_load_n(&f->started, __ATOMIC_ACQUIRE);
+	__u64 seq = 0;
+	unsigned int i;
+	__u32 eb;
+
+	for (i = 0; i < HDR; i++)
+		seq |= (__u64)s->part[i] << (8 * i);
+	if (seq >= started) {
+		violation(c, "%s: stream offset %llu: record number %llu, only %u written",
+			  s->name, (unsigned long long)(s->bytes - REC),
+			  (unsigned long long)seq, started);
+		s->broken = true;
+		return;
+	}
+	for (i = HDR; i < REC; i++) {
+		if (s->part[i] == rec_byte(seq, i))
+			continue;
+		if (i >= PARTIAL && s->part[i] == rec_byte(seq, i - PARTIAL) &&
+		    !memcmp(s->part + PARTIAL, s->part, HDR))
+			violation(c, "%s: record %llu: bytes 0-%d again after byte %d",
+				  s->name, (unsigned long long)seq, PARTIAL - 1, PARTIAL - 1);
+		else
+			violation(c, "%s: record %llu byte %u is 0x%02x, not 0x%02x (offset %llu)",
+				  s->name, (unsigned long long)seq, i, s->part[i],
+				  rec_byte(seq, i),
+				  (unsigned long long)(s->bytes - REC + i));
+		s->broken = true;
+		return;
+	}
+	if (c->seen[seq]) {
+		violation(c, "%s: record %llu again (first on %s)", s->name,
+			  (unsigned long long)seq,
+			  c->seen[seq] == SIDE_S ? "vsock" : "unix");
+	} else {
+		c->seen[seq] = s->bit;
+		c->received++;
+	}
+	if ((long long)seq <= s->last)
+		violation(c, "%s: record %llu after record %lld", s->name,
+			  (unsigned long long)seq, s->last);
+	s->last = seq;
+	s->records++;
+	eb = __atomic_load_n(&f->eb[seq], __ATOMIC_ACQUIRE);
+	if (!side_allowed(f, eb, now, s->bit) && s->bit == SIDE_S) {
+		c->bypassed++;
+		violation(c, "vsock: record %llu written at epoch %u, read at %u: redirect only",
+			  (unsigned long long)seq, eb, now);
+	} else if (!side_allowed(f, eb, now, s->bit)) {
+		violation(c, "unix: record %llu written at epoch %u, read at %u: pass only",
+			  (unsigned long long)seq, eb, now);
+	} else if (s->bit == SIDE_S && !(f->sides[eb] & SIDE_S)) {
+		c->straggled++;
+	}
+}
+
+/* Feed n received bytes of side s to the checker. */
+static void side_feed(struct check *c, struct side *s, const unsigned char *p,
+		      size_t n)
+{
+	__u32 now = __atomic_load_n(&c->f->epoch, __ATOMIC_ACQUIRE);
+
+	while (n && !s->broken) {
+		size_t k = REC - s->have;
+
+		if (k > n)
+			k = n;
+		memcpy(s->part + s->have, p, k);
+		s->have += k;
+		s->bytes += k;
+		p += k;
+		n -= k;
+		if (s->have == REC) {
+			s->have = 0;
+			record_done(c, s, now);
+		}
+	}
+}
+
+/*
+ * One non-blocking read of side s, fed to the checker; returns the bytes
+ * read, 0 at EOF or when nothing was there, -1 on an error (printed).
+ */
+static ssize_t side_read(struct check *c, struct side *s, unsigned char *buf)
+{
+	ssize_t n;
+
+	if (s->eof)
+		return 0;
+	n = recv(s->fd, buf, IO_SIZE, MSG_DONTWAIT);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return 0;
+		violation(c, "%s: recv: %s", s->name, strerror(errno));
+		return -1;
+	}
+	if (n == 0) {
+		s->eof = true;
+		return 0;
+	}
+	side_feed(c, s, buf, n);
+	return n;
+}
+
+/* Read both sides for ms milliseconds. */
+static void read_for(struct check *c, struct side *sides, int nsides,
+		     unsigned char *buf, unsigned int ms)
+{
+	__u64 end = now_ms() + ms;
+	struct pollfd pfd[2];
+	int i;
+
+	do {
+		for (i = 0; i < nsides; i++) {
+			pfd[i].fd = sides[i].fd;
+			pfd[i].events = POLLIN;
+		}
+		poll(pfd, nsides, 5);
+		for (i = 0; i < nsides; i++)
+			if (side_read(c, &sides[i], buf) < 0)
+				return;
+	} while (now_ms() < end);
+}
+
+/*
+ * Read side s until one read returns less than a full buffer: its receive
+ * queue was then empty, so no skb is left partly read.  Returns false
+ * when it never did.
+ */
+static bool drain(struct check *c, struct side *s, unsigned char *buf)
+{
+	int i;
+
+	for (i = 0; i < 10000; i++)
+		if (side_read(c, s, buf) < IO_SIZE)
+			return true;
+	return false;
+}
+
+/* Switch to the state of sides new_sides: epoch odd while op runs. */
+static int switch_to(struct flow *f, unsigned char new_sides,
+		     int (*op)(void *), void *arg)
+{
+	__u32 e = __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE);
+	int err;
+
+	if (e + 2 >= MAX_EPOCHS)
+		return -E2BIG;
+	f->sides[e + 1] = f->sides[e] | new_sides;
+	f->sides[e + 2] = new_sides;
+	__atomic_store_n(&f->epoch, e + 1, __ATOMIC_RELEASE);
+	err = op(arg);
+	__atomic_store_n(&f->epoch, e + 2, __ATOMIC_RELEASE);
+	return err;
+}
+
+struct map_op {
+	int map_fd;
+	int ctl_fd;
+	int fd;
+	__u64 mode;
+};
+
+static int op_insert(void *arg)
+{
+	struct map_op *m = arg;
+
+	return sockmap_add(m->map_fd, KEY_VSOCK, m->fd);
+}
+
+static int op_remove(void *arg)
+{
+	struct map_op *m = arg;
+
+	return map_delete(m->map_fd, KEY_VSOCK);
+}
+
+static int op_mode(void *arg)
+{
+	struct map_op *m = arg;
+
+	return set_mode(m->ctl_fd, m->mode);
+}
+
+static unsigned char mode_sides(__u64 mode)
+{
+	return mode == MODE_PASS ? SIDE_S : SIDE_U;
+}
+
+/* A connected vsock stream pair over loopback: *tx the client, *rx accepted. */
+static int vsock_pair(unsigned int port, int *tx, int *rx)
+{
+	struct sockaddr_vm addr = {
+		.svm_family = AF_VSOCK,
+		.svm_cid = VMADDR_CID_ANY,
+		.svm_port = port,
+	};
+	int l, c, a;
+
+	l = socket(AF_VSOCK, SOCK_STREAM, 0);
+	if (l < 0)
+		return -errno;
+	if (bind(l, (struct sockaddr *)&addr, sizeof(addr)) || listen(l, 1))
+		goto fail_l;
+	c = socket(AF_VSOCK, SOCK_STREAM, 0);
+	if (c < 0)
+		goto fail_l;
+	addr.svm_cid = VMADDR_CID_LOCAL;
+	if (connect(c, (struct sockaddr *)&addr, sizeof(addr)))
+		goto fail_c;
+	a = accept(l, NULL, NULL);
+	if (a < 0)
+		goto fail_c;
+	close(l);
+	*tx = c;
+	*rx = a;
+	return 0;
+fail_c:
+	close(c);
+fail_l:
+	a = -errno;
+	close(l);
+	return a;
+}
+
+static unsigned int next_port(void)
+{
+	static unsigned int n;
+
+	return PORT_BASE + (getpid() % 1000) * 8 + n++;
+}
+
+/* The sockmap, the control map, the verdict program; S, U, the sender. */
+struct rig {
+	int map_fd, ctl_fd, prog_fd;
+	int tx, s, u, u_peer;
+	struct flow *f;
+	struct check c;
+	unsigned char *buf;
+};
+
+/*
+ * Maps, program attached as attach, U in the map, a vsock pair; false
+ * when the kernel has no bpf() (the caller skips).
+ */
+static bool rig_setup(struct __test_metadata *_metadata, struct rig *r,
+		      __u32 attach)
+{
+	static char log[65536];
+	struct ctl zero = { .mode = MODE_PASS };
+	int sv[2], err;
+
+	/* Diagnostics in order with the harness's lines, and before an abort. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	r->tx = -1;
+	r->s = -1;
+	r->u = -1;
+	r->u_peer = -1;
+	r->map_fd = map_create(BPF_MAP_TYPE_SOCKMAP, sizeof(__u64), 2);
+	if (r->map_fd < 0 && !bpf_syscall())
+		return false;
+	ASSERT_LE(0, r->map_fd) TH_LOG("sockmap: %s", strerror(errno));
+	r->ctl_fd = map_create(BPF_MAP_TYPE_ARRAY, sizeof(struct ctl), 1);
+	ASSERT_LE(0, r->ctl_fd) TH_LOG("array map: %s", strerror(errno));
+	ASSERT_EQ(0, map_update(r->ctl_fd, 0, &zero));
+	r->prog_fd = verdict_load(r->ctl_fd, r->map_fd, log, sizeof(log));
+	ASSERT_LE(0, r->prog_fd) TH_LOG("verdict: %s\n%s", strerror(errno), log);
+	err = prog_attach(r->prog_fd, r->map_fd, attach);
+	ASSERT_EQ(0, err) TH_LOG("attach type %u: %s", attach, strerror(-err));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	r->u = sv[0];
+	r->u_peer = sv[1];
+	err = sockmap_add(r->map_fd, KEY_UNIX, r->u);
+	ASSERT_EQ(0, err) TH_LOG("unix socket into the sockmap: %s", strerror(-err));
+	err = vsock_pair(next_port(), &r->tx, &r->s);
+	ASSERT_EQ(0, err) TH_LOG("vsock pair over CID 1: %s", strerror(-err));
+	r->buf = malloc(IO_SIZE);
+	r->f = calloc(1, sizeof(*r->f));
+	ASSERT_NE(NULL, r->buf);
+	ASSERT_NE(NULL, r->f);
+	r->f->eb = calloc(MAX_RECORDS, sizeof(__u32));
+	r->c.seen = calloc(MAX_RECORDS, 1);
+	ASSERT_NE(NULL, r->f->eb);
+	ASSERT_NE(NULL, r->c.seen);
+	r->f->fd = r->tx;
+	r->f->sides[0] = SIDE_S;
+	r->c.f = r->f;
+	return true;
+}
+
+static void rig_teardown(struct rig *r)
+{
+	if (r->f && r->f->running) {
+		__atomic_store_n(&r->f->stop, 1, __ATOMIC_RELEASE);
+		shutdown(r->tx, SHUT_RDWR);
+		pthread_join(r->f->thread, NULL);
+	}
+	if (r->s >= 0)
+		close(r->s);
+	if (r->tx >= 0)
+		close(r->tx);
+	if (r->u >= 0)
+		close(r->u);
+	if (r->u_peer >= 0)
+		close(r->u_peer);
+}
+
+/* Write records f->first to limit - 1 and wait for the sender. */
+static int send_records(struct flow *f, __u32 limit)
+{
+	int err;
+
+	f->limit = limit;
+	f->stop = 0;
+	err = pthread_create(&f->thread, NULL, sender, f);
+	if (err)
+		return err;
+	pthread_join(f->thread, NULL);
+	f->first = limit;
+	return f->err;
+}
+
+FIXTURE(handoff) {
+	struct rig r;
+};
+
+FIXTURE_VARIANT(handoff) {
+	__u32 attach;
+	bool partial_head;
+};
+
+FIXTURE_VARIANT_ADD(handoff, skb_verdict) {
+	.attach = BPF_SK_SKB_VERDICT,
+	.partial_head = false,
+};
+
+FIXTURE_VARIANT_ADD(handoff, stream_verdict) {
+	.attach = BPF_SK_SKB_STREAM_VERDICT,
+	.partial_head = false,
+};
+
+FIXTURE_VARIANT_ADD(handoff, partial_head) {
+	.attach = BPF_SK_SKB_VERDICT,
+	.partial_head = true,
+};
+
+FIXTURE_SETUP(handoff)
+{
+	if (!rig_setup(_metadata, &self->r, variant->attach))
+		SKIP(return, "no bpf() system call (CONFIG_BPF_SYSCALL=n)");
+}
+
+FIXTURE_TEARDOWN(handoff)
+{
+	rig_teardown(&self->r);
+}
+
+/*
+ * Rounds of: S out of the map, read natively until a read empties its
+ * queue (the partial_head variant instead reads 10 bytes of record 0
+ * before the first insert); S in with the mode pass (even rounds) or
+ * redirect (odd), both sides read; the mode flipped, read; the mode
+ * redirect, S read until EAGAIN, S removed.  Then the sender stops and
+ * both sides are read to the last record.
+ */
+TEST_F_TIMEOUT(handoff, loop, 240)
+{
+	unsigned int rounds = env_uint("RXKIT_SOCKMAP_ROUNDS", 12);
+	unsigned int ms = env_uint("RXKIT_SOCKMAP_MS", 60);
+	struct rig *rg = &self->r;
+	struct side sides[2] = {
+		{ .name = "vsock", .fd = rg->s, .bit = SIDE_S, .last = -1 },
+		{ .name = "unix", .fd = rg->u, .bit = SIDE_U, .last = -1 },
+	};
+	struct map_op m = {
+		.map_fd = rg->map_fd, .ctl_fd = rg->ctl_fd, .fd = rg->s,
+	};
+	struct timeval tv = { .tv_sec = 30 };
+	struct check *c = &rg->c;
+	struct flow *f = rg->f;
+	__u64 t0 = now_ms(), t;
+	unsigned int round;
+	struct ctl counts;
+	__u32 total, r;
+	int err;
+
+	ASSERT_EQ(0, setsockopt(rg->tx, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
+	f->limit = MAX_RECORDS;
+	ASSERT_EQ(0, pthread_create(&f->thread, NULL, sender, f));
+	f->running = true;
+
+	for (round = 0; round < rounds && !c->errors; round++) {
+		__u64 first = round % 2 ? MODE_REDIRECT : MODE_PASS;
+
+		if (round == 0 && variant->partial_head) {
+			struct pollfd p = { .fd = rg->s, .events = POLLIN };
+			ssize_t n;
+
+			ASSERT_EQ(1, poll(&p, 1, 10000));
+			n = recv(rg->s, rg->buf, PARTIAL, 0);
+			ASSERT_EQ(PARTIAL, n);
+			side_feed(c, &sides[0], rg->buf, n);
+		} else {
+			read_for(c, sides, 2, rg->buf, ms);
+			ASSERT_TRUE(drain(c, &sides[0], rg->buf))
+				TH_LOG("vsock: no read ever emptied the receive queue");
+		}
+		ASSERT_EQ(0, set_mode(rg->ctl_fd, first));
+		err = switch_to(f, mode_sides(first), op_insert, &m);
+		ASSERT_EQ(0, err) TH_LOG("round %u: insert: %s", round, strerror(-err));
+		read_for(c, sides, 2, rg->buf, ms);
+		m.mode = !first;
+		err = switch_to(f, mode_sides(m.mode), op_mode, &m);
+		ASSERT_EQ(0, err) TH_LOG("round %u: mode: %s", round, strerror(-err));
+		read_for(c, sides, 2, rg->buf, ms);
+		if (m.mode != MODE_REDIRECT) {
+			m.mode = MODE_REDIRECT;
+			err = switch_to(f, SIDE_U, op_mode, &m);
+			ASSERT_EQ(0, err) TH_LOG("round %u: mode: %s", round, strerror(-err));
+		}
+		/* Empty S's psock queue: then nothing the verdict passed is lost. */
+		t = now_ms();
+		while (side_read(c, &sides[0], rg->buf) > 0) {
+			read_for(c, sides + 1, 1, rg->buf, 0);
+			if (now_ms() - t > 5000) {
+				violation(c, "vsock: still readable 5 s into the redirect");
+				break;
+			}
+		}
+		err = switch_to(f, SIDE_S, op_remove, &m);
+		ASSERT_EQ(0, err) TH_LOG("round %u: remove: %s", round, strerror(-err));
+	}
+
+	__atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(f->thread, NULL);
+	f->running = false;
+	total = __atomic_load_n(&f->started, __ATOMIC_ACQUIRE);
+	if (f->err)
+		violation(c, "sender: record %u: %s", total - 1, strerror(f->err));
+	/* S is out of the map: read it to EOF, U until every record is in. */
+	t = now_ms();
+	while (c->received < total && now_ms() - t < 10000) {
+		__u32 before = c->received;
+
+		read_for(c, sides, 2, rg->buf, 20);
+		if (c->received != before)
+			t = now_ms();
+		if (sides[0].broken || sides[1].broken)
+			break;
+	}
+	for (r = 0; r < total && c->received < total; r++)
+		if (!c->seen[r])
+			violation(c, "record %u never arrived", r);
+	if (sides[0].have || sides[1].have)
+		violation(c, "a partial record at the end: vsock %zu, unix %zu bytes",
+			  sides[0].have, sides[1].have);
+	ASSERT_EQ(0, map_lookup(rg->ctl_fd, 0, &counts));
+	printf("# %u rounds, %u ms phases, %llu ms: %u records written\n",
+	       round, ms, (unsigned long long)(now_ms() - t0), total);
+	printf("# %u on vsock, %u on unix, %u missing\n", sides[0].records,
+	       sides[1].records, total - c->received);
+	printf("# on vsock with redirect in force: %u written before it, %u after\n",
+	       c->straggled, c->bypassed);
+	printf("# verdict runs: pass %llu (%llu bytes), redirect %llu (%llu bytes)\n",
+	       (unsigned long long)counts.pass_runs,
+	       (unsigned long long)counts.pass_bytes,
+	       (unsigned long long)counts.redir_runs,
+	       (unsigned long long)counts.redir_bytes);
+	if (c->shown > SHOW_MAX)
+		printf("# ... %u violations in all\n", c->errors);
+	fflush(stdout);
+	EXPECT_EQ(0U, c->errors);
+	EXPECT_LT(0ULL, counts.pass_runs);
+	EXPECT_LT(0ULL, counts.redir_runs);
+	EXPECT_LT(0U, sides[1].records);
+}
+
+FIXTURE(quiet) {
+	struct rig r;
+};
+
+FIXTURE_SETUP(quiet)
+{
+	if (!rig_setup(_metadata, &self->r, BPF_SK_SKB_VERDICT))
+		SKIP(return, "no bpf() system call (CONFIG_BPF_SYSCALL=n)");
+}
+
+FIXTURE_TEARDOWN(quiet)
+{
+	rig_teardown(&self->r);
+}
+
+/*
+ * The partial head without new traffic: 256 records queued, 10 bytes read,
+ * then S inserted with the pass verdict and left alone for 200 ms (patch
+ * 5 runs the verdict at once, the baseline at the next packet).  SIOCINQ
+ * must never exceed the bytes not read yet (a wrapped rx_bytes does); the
+ * bytes after the first 10 must come exactly once; then 256 more records
+ * through the verdict, all checked.
+ */
+TEST_F_TIMEOUT(quiet, partial_head, 120)
+{
+	struct rig *rg = &self->r;
+	struct side s = { .name = "vsock", .fd = rg->s, .bit = SIDE_S, .last = -1 };
+	struct map_op m = {
+		.map_fd = rg->map_fd, .ctl_fd = rg->ctl_fd, .fd = rg->s,
+	};
+	struct check *c = &rg->c;
+	struct flow *f = rg->f;
+	int inq = 0, i, err;
+	struct ctl counts;
+	__u64 unread;
+	ssize_t n;
+
+	ASSERT_EQ(0, send_records(f, 256));
+	for (i = 0; i < 500 && inq != 256 * REC; i++) {
+		ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
+		usleep(10000);
+	}
+	ASSERT_EQ(256 * REC, inq);
+	n = recv(rg->s, rg->buf, PARTIAL, 0);
+	ASSERT_EQ(PARTIAL, n);
+	side_feed(c, &s, rg->buf, n);
+	ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
+	ASSERT_EQ(256 * REC - PARTIAL, inq);
+	m.mode = MODE_PASS;
+	err = switch_to(f, SIDE_S, op_insert, &m);
+	ASSERT_EQ(0, err) TH_LOG("insert: %s", strerror(-err));
+	usleep(200000);
+	ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
+	unread = 256 * REC - s.bytes;
+	if ((unsigned int)inq > unread)
+		violation(c, "SIOCINQ %u after the insert, %llu bytes unread: rx_bytes miscounted",
+			  (unsigned int)inq, (unsigned long long)unread);
+	printf("# after the insert: SIOCINQ %d of %llu unread bytes\n", inq,
+	       (unsigned long long)unread);
+	read_for(c, &s, 1, rg->buf, 200);
+	ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
+	if (inq)
+		violation(c, "SIOCINQ %u after reading %llu of %u bytes",
+			  (unsigned int)inq, (unsigned long long)s.bytes, 256 * REC);
+	ASSERT_EQ(0, send_records(f, 512));
+	read_for(c, &s, 1, rg->buf, 1000);
+	ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
+	if (!s.broken && c->received != 512)
+		violation(c, "vsock: %u of 512 records, %llu bytes (%u written)",
+			  c->received, (unsigned long long)s.bytes, 512 * REC);
+	ASSERT_EQ(0, map_lookup(rg->ctl_fd, 0, &counts));
+	printf("# read %llu bytes, %u records; SIOCINQ at the end %d\n",
+	       (unsigned long long)s.bytes, c->received, inq);
+	printf("# verdict runs: pass %llu (%llu bytes)\n",
+	       (unsigned long long)counts.pass_runs,
+	       (unsigned long long)counts.pass_bytes);
+	if (c->shown > SHOW_MAX)
+		printf("# ... %u violations in all\n", c->errors);
+	fflush(stdout);
+	EXPECT_EQ(0U, c->errors);
+}
+
+/*
+ * What 7.3 lets into a sockmap (sock_map_sk_state_allowed()): connected
+ * vsock stream sockets, not a vsock listener nor an unconnected one.
+ */
+TEST(insert_states)
+{
+	struct sockaddr_vm addr = {
+		.svm_family = AF_VSOCK,
+		.svm_cid = VMADDR_CID_ANY,
+		.svm_port = next_port(),
+	};
+	int map, l, un, tx, rx, err;
+
+	map = map_create(BPF_MAP_TYPE_SOCKMAP, sizeof(__u64), 2);
+	if (map < 0 && !bpf_syscall())
+		SKIP(return, "no bpf() system call (CONFIG_BPF_SYSCALL=n)");
+	ASSERT_LE(0, map);
+	un = socket(AF_VSOCK, SOCK_STREAM, 0);
+	ASSERT_LE(0, un);
+	EXPECT_EQ(-EOPNOTSUPP, sockmap_add(map, 0, un));
+	l = socket(AF_VSOCK, SOCK_STREAM, 0);
+	ASSERT_LE(0, l);
+	ASSERT_EQ(0, bind(l, (struct sockaddr *)&addr, sizeof(addr)));
+	ASSERT_EQ(0, listen(l, 1));
+	EXPECT_EQ(-EOPNOTSUPP, sockmap_add(map, 0, l));
+	err = vsock_pair(next_port(), &tx, &rx);
+	ASSERT_EQ(0, err) TH_LOG("vsock pair over CID 1: %s", strerror(-err));
+	EXPECT_EQ(0, sockmap_add(map, 0, rx));
+	EXPECT_EQ(0, sockmap_add(map, 1, tx));
+	EXPECT_EQ(0, map_delete(map, 0));
+	EXPECT_EQ(0, map_delete(map, 1));
+	close(tx);
+	close(rx);
+	close(l);
+	close(un);
+	close(map);
+}
+
+TEST_HARNESS_MAIN
