@@ -26,6 +26,6 @@ guest_test_setup()
 	variant=$tree
 	[ "$flavour" = guest ] || variant="$tree-$flavour"
 	kernel="$o/arch/x86/boot/bzImage"
-	[ -f "$kernel" ] || die "$kernel missing; run: ci/build --tree $tree $target"
+	[ -f "$kernel" ] || die "$kernel missing; run: ci/build --tree $tree$([ "$flavour" = guest ] || echo " --flavour $flavour") $target"
 	release=$(cat "$o/include/config/kernel.release")
 }

@@ -38,26 +38,37 @@ ensure_initramfs()
 	printf '%s\n' "$ird"
 }
 
-# tools_initrd SRC O ART: ART/initrd.cpio.gz, the kit initramfs of the tree
-# plus the data mover (tests/rxkit-vsock.c, static, built against O's UAPI
-# headers) as a second cpio archive: /rxkit/rxkit-vsock, with whatever else
-# the caller put under ART/tools/rxkit/ (e.g. skip/JOB, which replaces the
-# kit initramfs's list).  The same binary serves the host side:
-# ART/tools/rxkit/rxkit-vsock.
+# tools_initrd SRC O ART [TOOL...]: ART/initrd.cpio.gz, the kit initramfs
+# of the tree plus the data mover (tests/rxkit-vsock.c, static, built
+# against O's UAPI headers) as a second cpio archive: /rxkit/rxkit-vsock,
+# with whatever else the caller put under ART/tools/rxkit/ (e.g. skip/JOB,
+# which replaces the kit initramfs's list).  The same binary serves the
+# host side: ART/tools/rxkit/rxkit-vsock.  Each TOOL (e.g. rxkit-sockmap)
+# is tests/TOOL.c, built the same way, with the tree's kselftest harness
+# (SRC/tools/testing/selftests) and threads: /rxkit/TOOL.
 tools_initrd()
 {
-	local base=
+	local src="$1" o="$2" art="$3" base= tool=
+	shift 3
 	need gcc gcc
 	need cpio cpio
 	need gzip gzip
-	base=$(ensure_initramfs "$1" "$2") || return 1
-	mkdir -p "$3/tools/rxkit"
-	gcc -static -O2 -Wall -I"$2/usr/include" -o "$3/tools/rxkit/rxkit-vsock" \
-		"$RXKIT_TOP/tests/rxkit-vsock.c" > "$3/tools/build.log" 2>&1 || {
-		cat "$3/tools/build.log" >&2
+	base=$(ensure_initramfs "$src" "$o") || return 1
+	mkdir -p "$art/tools/rxkit"
+	gcc -static -O2 -Wall -I"$o/usr/include" -o "$art/tools/rxkit/rxkit-vsock" \
+		"$RXKIT_TOP/tests/rxkit-vsock.c" > "$art/tools/build.log" 2>&1 || {
+		cat "$art/tools/build.log" >&2
 		die "building tests/rxkit-vsock.c failed"
 	}
-	(cd "$3/tools" && find rxkit | LC_ALL=C sort |
-		cpio -o -H newc -R 0:0 --quiet) | gzip -n -1 > "$3/tools.cpio.gz"
-	cat "$base" "$3/tools.cpio.gz" > "$3/initrd.cpio.gz"
+	for tool in "$@"; do
+		gcc -static -O2 -Wall -I"$o/usr/include" -I"$src/tools/testing/selftests" \
+			-pthread -o "$art/tools/rxkit/$tool" "$RXKIT_TOP/tests/$tool.c" \
+			>> "$art/tools/build.log" 2>&1 || {
+			cat "$art/tools/build.log" >&2
+			die "building tests/$tool.c failed"
+		}
+	done
+	(cd "$art/tools" && find rxkit | LC_ALL=C sort |
+		cpio -o -H newc -R 0:0 --quiet) | gzip -n -1 > "$art/tools.cpio.gz"
+	cat "$base" "$art/tools.cpio.gz" > "$art/initrd.cpio.gz"
 }
