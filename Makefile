@@ -33,6 +33,7 @@ one.bench := $(call bench_builds,$(TARGET)) bench-$(TARGET) bench-slow-$(TARGET)
 one.bench-slow := $(call bench_builds,$(TARGET)) bench-slow-$(TARGET)
 one.bench-smoke := $(call bench_builds,$(TARGET)) bench-smoke-$(TARGET)
 one.debug := build-$(TARGET)-debug loopback-$(TARGET)-debug virtio-$(TARGET)-debug
+one.sockmap := $(call sockmap_set,$(TARGET))
 full.debug := FULL=1
 full.packages := FULL=1
 ONE := $(patsubst one.%,%,$(filter one.%,$(.VARIABLES)))
@@ -53,6 +54,7 @@ help:
 	@echo '                 benchmark of tests/bench.sh (the two kernels, 8 AB/BA pairs); make'
 	@echo '                 bench-smoke: its smoke sweep (make check runs it); make bench-slow:'
 	@echo '                 the slow-reader scenario of tests/bench_slow.sh (in make bench)'
+	@echo '                 make sockmap: the bpf flavour and tests/vsock_sockmap.sh (in check-full)'
 	@echo 'TARGET=$(TARGET) ($(KNOWN)), JOBS=$(JOBS), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
 	@echo 'RXKIT_CHECK_TARGETS="6.1 6.12 6.18" (default: all; none): the other targets of make check'
 

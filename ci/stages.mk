@@ -88,6 +88,24 @@ $(call skipped,virtio-$(1)-debug,$(debug_why))
 endef
 debug_stages = $(if $(FULL),$(call debug_run,$(1)),$(call debug_skip,$(1)))
 
+# The BPF sockmap hand-off (issue 14) of a target: the bpf flavour
+# (kconfig/flavours/bpf: the guest flavour plus BPF_SYSCALL) of both
+# trees, tests/vsock_sockmap.sh on each (a vsock socket in and out of a
+# sockmap while records flow, over loopback) and their A/B verdict.  The
+# flavour's .config differs from the guest flavour's, so its patched
+# build is a compile of its own (after the guest builds, which more
+# stages wait for); its baseline build is then ccache hits.  make
+# check-full (TARGET) and make sockmap.
+define sockmap_stages
+$(call stage,build-$(1)-bpf-patched,prepare-$(1),$(NICE) ci/build --tree patched --flavour bpf $(1),build-$(1)-patched build-$(1)-baseline)
+$(call stage,build-$(1)-bpf-baseline,prepare-$(1),$(NICE) ci/build --tree baseline --flavour bpf $(1),build-$(1)-bpf-patched)
+$(call stage,sockmap-$(1)-patched,build-$(1)-bpf-patched,tests/vsock_sockmap.sh --tree patched $(1))
+$(call stage,sockmap-$(1)-baseline,build-$(1)-bpf-baseline,tests/vsock_sockmap.sh --tree baseline $(1))
+$(call stage,ab-verdict-$(1)-bpf,build-$(1)-bpf-patched build-$(1)-bpf-baseline,tests/ab-verdict --flavour bpf $(1),sockmap-$(1)-patched sockmap-$(1)-baseline)
+endef
+sockmap_set = build-$(1)-bpf-patched build-$(1)-bpf-baseline \
+	sockmap-$(1)-patched sockmap-$(1)-baseline ab-verdict-$(1)-bpf
+
 # The nested verdicts again with every core busy, as on a shared runner
 # (artefacts apart, in $(RXKIT_OUT)/loaded).
 define loaded_stages
@@ -165,6 +183,7 @@ else ifeq ($(TIER),check-full)
 FULL := 1
 STAGES := $(call check_set,$(TARGET)) \
 	nested-$(TARGET)-patched-loaded nested-$(TARGET)-baseline-loaded \
+	$(call sockmap_set,$(TARGET)) \
 	$(foreach t,$(OTHERS),fetch-$(t) prepare-$(t) series-$(t) $(call kernel_set,$(t)))
 endif
 # Every tier ends with the check of every result file it wrote.
@@ -194,6 +213,7 @@ $(foreach t,$(KNOWN),$(eval $(call series_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call kernel_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call debug_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call loaded_stages,$(t))))
+$(foreach t,$(KNOWN),$(eval $(call sockmap_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call package_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call bench_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call stage,summary-$(t),,ci/summary $(t),$(filter-out summary-$(t) results-json,$(STAGES)))))
