@@ -88,7 +88,14 @@
 #define MODE_PASS	0
 #define MODE_REDIRECT	1
 
-/* The control map's value: the mode, then the verdict program's counts. */
+/*
+ * The control map's value.  Element CTL_MODE: the mode the test sets;
+ * element CTL_COUNTS: the verdict program's counts (apart, so that setting
+ * the mode never writes over a count the program is adding to).
+ */
+#define CTL_MODE	0
+#define CTL_COUNTS	1
+
 struct ctl {
 	__u64 mode;
 	__u64 pass_runs;
@@ -179,27 +186,23 @@ static int sockmap_add(int map_fd, __u32 key, int fd)
 
 static int set_mode(int ctl_fd, __u64 mode)
 {
-	struct ctl c;
-	int err;
+	struct ctl c = { .mode = mode };
 
-	err = map_lookup(ctl_fd, 0, &c);
-	if (err)
-		return err;
-	c.mode = mode;
-	return map_update(ctl_fd, 0, &c);
+	return map_update(ctl_fd, CTL_MODE, &c);
 }
 
 /*
- * The verdict: r7 = the control value; mode 0 counts and returns SK_PASS,
- * anything else counts and returns bpf_sk_redirect_map(skb, sockmap,
- * KEY_UNIX, BPF_F_INGRESS) (SK_PASS with the redirect set, or SK_DROP).
+ * The verdict: r7 = the mode, r9 = the counts; mode 0 counts and returns
+ * SK_PASS, anything else counts and returns bpf_sk_redirect_map(skb,
+ * sockmap, KEY_UNIX, BPF_F_INGRESS) (SK_PASS with the redirect set, or
+ * SK_DROP).
  */
 static int verdict_load(int ctl_fd, int map_fd, char *log, size_t log_size)
 {
 	struct bpf_insn prog[] = {
 		MOV64_REG(BPF_REG_6, BPF_REG_1),
 		LDX_MEM(BPF_W, BPF_REG_8, BPF_REG_1, offsetof(struct __sk_buff, len)),
-		ST_MEM(BPF_W, BPF_REG_10, -4, 0),
+		ST_MEM(BPF_W, BPF_REG_10, -4, CTL_MODE),
 		MOV64_REG(BPF_REG_2, BPF_REG_10),
 		ADD64_IMM(BPF_REG_2, -4),
 		LD_MAP_FD(BPF_REG_1, ctl_fd),
@@ -208,17 +211,26 @@ static int verdict_load(int ctl_fd, int map_fd, char *log, size_t log_size)
 		JNE_IMM(BPF_REG_0, 0, 2),
 		MOV64_IMM(BPF_REG_0, SK_DROP),
 		EXIT(),
-		MOV64_REG(BPF_REG_7, BPF_REG_0),
-		LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_7, offsetof(struct ctl, mode)),
-		JNE_IMM(BPF_REG_1, MODE_PASS, 5),
+		LDX_MEM(BPF_DW, BPF_REG_7, BPF_REG_0, offsetof(struct ctl, mode)),
+		ST_MEM(BPF_W, BPF_REG_10, -4, CTL_COUNTS),
+		MOV64_REG(BPF_REG_2, BPF_REG_10),
+		ADD64_IMM(BPF_REG_2, -4),
+		LD_MAP_FD(BPF_REG_1, ctl_fd),
+		LD_IMM64_HI(),
+		CALL(BPF_FUNC_map_lookup_elem),
+		JNE_IMM(BPF_REG_0, 0, 2),
+		MOV64_IMM(BPF_REG_0, SK_DROP),
+		EXIT(),
+		MOV64_REG(BPF_REG_9, BPF_REG_0),
+		JNE_IMM(BPF_REG_7, MODE_PASS, 5),
 		MOV64_IMM(BPF_REG_1, 1),
-		ATOMIC_ADD64(BPF_REG_7, BPF_REG_1, offsetof(struct ctl, pass_runs)),
-		ATOMIC_ADD64(BPF_REG_7, BPF_REG_8, offsetof(struct ctl, pass_bytes)),
+		ATOMIC_ADD64(BPF_REG_9, BPF_REG_1, offsetof(struct ctl, pass_runs)),
+		ATOMIC_ADD64(BPF_REG_9, BPF_REG_8, offsetof(struct ctl, pass_bytes)),
 		MOV64_IMM(BPF_REG_0, SK_PASS),
 		EXIT(),
 		MOV64_IMM(BPF_REG_1, 1),
-		ATOMIC_ADD64(BPF_REG_7, BPF_REG_1, offsetof(struct ctl, redir_runs)),
-		ATOMIC_ADD64(BPF_REG_7, BPF_REG_8, offsetof(struct ctl, redir_bytes)),
+		ATOMIC_ADD64(BPF_REG_9, BPF_REG_1, offsetof(struct ctl, redir_runs)),
+		ATOMIC_ADD64(BPF_REG_9, BPF_REG_8, offsetof(struct ctl, redir_bytes)),
 		MOV64_REG(BPF_REG_1, BPF_REG_6),
 		LD_MAP_FD(BPF_REG_2, map_fd),
 		LD_IMM64_HI(),
@@ -652,9 +664,9 @@ static bool rig_setup(struct __test_metadata *_metadata, struct rig *r,
 	if (r->map_fd < 0 && !bpf_syscall())
 		return false;
 	ASSERT_LE(0, r->map_fd) TH_LOG("sockmap: %s", strerror(errno));
-	r->ctl_fd = map_create(BPF_MAP_TYPE_ARRAY, sizeof(struct ctl), 1);
+	r->ctl_fd = map_create(BPF_MAP_TYPE_ARRAY, sizeof(struct ctl), 2);
 	ASSERT_LE(0, r->ctl_fd) TH_LOG("array map: %s", strerror(errno));
-	ASSERT_EQ(0, map_update(r->ctl_fd, 0, &zero));
+	ASSERT_EQ(0, map_update(r->ctl_fd, CTL_MODE, &zero));
 	r->prog_fd = verdict_load(r->ctl_fd, r->map_fd, log, sizeof(log));
 	ASSERT_LE(0, r->prog_fd) TH_LOG("verdict: %s\n%s", strerror(errno), log);
 	err = prog_attach(r->prog_fd, r->map_fd, attach);
@@ -846,7 +858,7 @@ TEST_F_TIMEOUT(handoff, loop, 240)
 	if (sides[0].have || sides[1].have)
 		violation(c, "a partial record at the end: vsock %zu, unix %zu bytes",
 			  sides[0].have, sides[1].have);
-	ASSERT_EQ(0, map_lookup(rg->ctl_fd, 0, &counts));
+	ASSERT_EQ(0, map_lookup(rg->ctl_fd, CTL_COUNTS, &counts));
 	printf("# %u rounds, %u ms phases, %llu ms: %u records written\n",
 	       round, ms, (unsigned long long)(now_ms() - t0), total);
 	printf("# %u on vsock, %u on unix, %u missing\n", sides[0].records,
@@ -937,7 +949,7 @@ TEST_F_TIMEOUT(quiet, partial_head, 120)
 	if (!s.broken && c->received != 512)
 		violation(c, "vsock: %u of 512 records, %llu bytes (%u written)",
 			  c->received, (unsigned long long)s.bytes, 512 * REC);
-	ASSERT_EQ(0, map_lookup(rg->ctl_fd, 0, &counts));
+	ASSERT_EQ(0, map_lookup(rg->ctl_fd, CTL_COUNTS, &counts));
 	printf("# read %llu bytes, %u records; SIOCINQ at the end %d\n",
 	       (unsigned long long)s.bytes, c->received, inq);
 	printf("# verdict runs: pass %llu (%llu bytes)\n",
