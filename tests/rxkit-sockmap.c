@@ -308,6 +308,7 @@ struct flow {
 	__u32 limit;			/* records to write, at most */
 	__u32 started;			/* records whose write began */
 	__u32 stop;			/* the receiver's "no more records" */
+	bool shut;			/* shut the sender's side down at the end */
 	int err;			/* the sender's errno, 0 */
 	pthread_t thread;
 	bool running;
@@ -341,7 +342,8 @@ static void *sender(void *arg)
 		}
 	}
 out:
-	shutdown(f->fd, SHUT_WR);
+	if (f->shut)
+		shutdown(f->fd, SHUT_WR);
 	return NULL;
 }
 
@@ -790,6 +792,7 @@ TEST_F_TIMEOUT(handoff, loop, 240)
 
 	ASSERT_EQ(0, setsockopt(rg->tx, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
 	f->limit = MAX_RECORDS;
+	f->shut = true;
 	ASSERT_EQ(0, pthread_create(&f->thread, NULL, sender, f));
 	f->running = true;
 
@@ -852,7 +855,11 @@ TEST_F_TIMEOUT(handoff, loop, 240)
 		if (sides[0].broken || sides[1].broken)
 			break;
 	}
-	for (r = 0; r < total && c->received < total; r++)
+	if (sides[0].broken || sides[1].broken)
+		printf("# a side stopped being records: %u records not checked\n",
+		       total - c->received);
+	for (r = 0; r < total && c->received < total && !sides[0].broken &&
+	     !sides[1].broken; r++)
 		if (!c->seen[r])
 			violation(c, "record %u never arrived", r);
 	if (sides[0].have || sides[1].have)
