@@ -815,6 +815,13 @@ TEST_F_TIMEOUT(handoff, loop, 240)
 		ASSERT_EQ(0, set_mode(rg->ctl_fd, first));
 		err = switch_to(f, mode_sides(first), op_insert, &m);
 		ASSERT_EQ(0, err) TH_LOG("round %u: insert: %s", round, strerror(-err));
+		/*
+		 * The partly read head skb meets the verdict before S is read
+		 * again (else a read could take its rest first): patch 5's kick
+		 * runs the verdict at once, the baseline at the next packet.
+		 */
+		if (round == 0 && variant->partial_head)
+			usleep(ms * 1000);
 		read_for(c, sides, 2, rg->buf, ms);
 		m.mode = !first;
 		err = switch_to(f, mode_sides(m.mode), op_mode, &m);
