@@ -27,7 +27,13 @@
  *    (sk_psock_destroy() -> __sk_psock_zap_ingress()): skbs the verdict
  *    passed but nobody read are gone.  So the receiver removes S only with
  *    the mode set to redirect and after a read of S returned EAGAIN (S's
- *    psock queue empty; every later skb goes to U, which stays in the map).
+ *    psock queue empty; every later skb goes to U, which stays in the map);
+ *  - the removal does not take lock_sock() (__sock_map_delete()): a verdict
+ *    the receive path is running then finds no psock and frees the skb
+ *    read_skb() dequeued (sk_psock_verdict_recv()).  So the loop variants
+ *    remove S with no record in flight (the sender holds on until all it
+ *    wrote arrived); remove_under_flow removes it under the flow, to show
+ *    that race.
  *
  * The guarantee checked, per record r (the sender notes the epoch eb[r]
  * when it starts writing r; the receiver bumps the epoch before and after
