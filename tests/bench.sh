@@ -78,10 +78,13 @@ vhost-user|vhost-vsock) ;;
 *) die "--backend takes vhost-user or vhost-vsock, not '$backend'" ;;
 esac
 bench_needs
+# nested: the guest under test runs behind the nested L1 host (TCG in TCG).
+nested=0
+[ "$backend" = vhost-user ] || [ "$mode" = host ] || nested=1
 # The plugin of this QEMU counts the outermost guest's vCPUs: behind a
 # nested host, L1's, not those of the kernel under test.
 noinsn=
-[ "$backend" = vhost-user ] || [ "$mode" = host ] ||
+[ "$nested" = 0 ] ||
 	{ insn=0; noinsn="the nested host's guest runs inside L1's QEMU, which this QEMU's TCG plugin does not see"; }
 [ "$insn" = 1 ] || : "${noinsn:=--no-insn}"
 plugin=
@@ -101,7 +104,7 @@ fi
 # The column of the files: FULL, SMOKE, or NESTED (the kernel's vhost-vsock
 # in a nested host: TCG inside TCG moves a fraction of the bytes).
 col=$((smoke ? 3 : 2))
-[ "$backend" = vhost-user ] || [ "$mode" = host ] || col=4
+[ "$nested" = 0 ] || col=4
 # The points: "PAYLOAD:BYTES:RECV", each payload with recv() of 64 KiB and
 # of the payload (once for 64K).
 points=$(awk -v col=$col '!/^#/ && NF && $col != "-" {
