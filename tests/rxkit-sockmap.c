@@ -2,7 +2,8 @@
 /*
  * rxkit-sockmap: a vsock stream socket handed to a BPF sockmap and back
  * while data flows (tests/vsock_sockmap.sh, in the guest over the
- * loopback transport, peer CID 1).
+ * loopback transport, peer CID 1, or through the host and the virtio
+ * device both ways: RXKIT_SOCKMAP_VIA, vsock_pair() below).
  *
  * A sender thread writes numbered 64-byte records to a connected vsock
  * stream socket; the receiver holds the accepted end S.  S and one end U
@@ -647,7 +648,25 @@ static unsigned char mode_sides(__u64 mode)
 	return mode == MODE_PASS ? SIDE_S : SIDE_U;
 }
 
-/* A connected vsock stream pair over loopback: *tx the client, *rx accepted. */
+/*
+ * The peer of the sender's connect(): the loopback transport (CID 1, the
+ * listener's own port), or, with RXKIT_SOCKMAP_VIA=CID:PORT:LPORT (the
+ * virtio variant, tests/vsock_sockmap.sh), host CID:PORT, which the host
+ * relays to this guest's LPORT (rxkit-vsock uds-relay): the records then
+ * cross the virtio device both ways and S gets them from the RX worker.
+ */
+struct via {
+	unsigned int cid, port, lport;
+};
+
+static bool via_get(struct via *v)
+{
+	const char *e = getenv("RXKIT_SOCKMAP_VIA");
+
+	return e && *e && sscanf(e, "%u:%u:%u", &v->cid, &v->port, &v->lport) == 3;
+}
+
+/* A connected vsock stream pair: *tx the client, *rx accepted. */
 static int vsock_pair(unsigned int port, int *tx, int *rx)
 {
 	struct sockaddr_vm addr = {
@@ -655,8 +674,11 @@ static int vsock_pair(unsigned int port, int *tx, int *rx)
 		.svm_cid = VMADDR_CID_ANY,
 		.svm_port = port,
 	};
+	struct via v;
 	int l, c, a;
 
+	if (via_get(&v))
+		addr.svm_port = v.lport;
 	l = socket(AF_VSOCK, SOCK_STREAM, 0);
 	if (l < 0)
 		return -errno;
@@ -666,6 +688,10 @@ static int vsock_pair(unsigned int port, int *tx, int *rx)
 	if (c < 0)
 		goto fail_l;
 	addr.svm_cid = VMADDR_CID_LOCAL;
+	if (via_get(&v)) {
+		addr.svm_cid = v.cid;
+		addr.svm_port = v.port;
+	}
 	if (connect(c, (struct sockaddr *)&addr, sizeof(addr)))
 		goto fail_c;
 	a = accept(l, NULL, NULL);
@@ -733,7 +759,8 @@ static bool rig_setup(struct __test_metadata *_metadata, struct rig *r,
 	err = sockmap_add(r->map_fd, KEY_UNIX, r->u);
 	ASSERT_EQ(0, err) TH_LOG("unix socket into the sockmap: %s", strerror(-err));
 	err = vsock_pair(next_port(), &r->tx, &r->s);
-	ASSERT_EQ(0, err) TH_LOG("vsock pair over CID 1: %s", strerror(-err));
+	ASSERT_EQ(0, err) TH_LOG("vsock pair (%s): %s",
+				 getenv("RXKIT_SOCKMAP_VIA") ?: "CID 1", strerror(-err));
 	r->buf = malloc(IO_SIZE);
 	r->f = calloc(1, sizeof(*r->f));
 	ASSERT_NE(NULL, r->buf);
@@ -1089,7 +1116,8 @@ TEST(insert_states)
 	ASSERT_EQ(0, listen(l, 1));
 	EXPECT_EQ(-EOPNOTSUPP, sockmap_add(map, 0, l));
 	err = vsock_pair(next_port(), &tx, &rx);
-	ASSERT_EQ(0, err) TH_LOG("vsock pair over CID 1: %s", strerror(-err));
+	ASSERT_EQ(0, err) TH_LOG("vsock pair (%s): %s",
+				 getenv("RXKIT_SOCKMAP_VIA") ?: "CID 1", strerror(-err));
 	EXPECT_EQ(0, sockmap_add(map, 0, rx));
 	EXPECT_EQ(0, sockmap_add(map, 1, tx));
 	EXPECT_EQ(0, map_delete(map, 0));

@@ -1,15 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # tests/vsock_sockmap.sh: a vsock stream socket handed to a BPF sockmap and
-# back while records flow, over the loopback transport in a QEMU guest of
-# a kit-built kernel (tests/rxkit-sockmap.c: issue 14's hand-off test).
+# back while records flow, over the loopback transport and through the
+# host's virtio device in a QEMU guest of a kit-built kernel
+# (tests/rxkit-sockmap.c: issue 14's hand-off test), and the vsock cases
+# of the kernel's own BPF selftests.
 # KTAP on stdout; exit 0 (all passed or skipped), 1 (a failure).
 set -eu
 PROG=vsock_sockmap
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
+. "$RXKIT_TOP/tests/lib/vhost_user.sh"
 
-readonly ALL_TESTS="checkpatch sockmap_loopback bpf_selftests"
+readonly ALL_TESTS="checkpatch sockmap_loopback sockmap_virtio bpf_selftests"
+readonly GUEST_CID=3
+# sockmap_virtio: the guest's sender connects to host port RELAY_PORT;
+# rxkit-vsock uds-relay joins it to guest port RELAY_LPORT, where S is.
+readonly RELAY_PORT=5300 RELAY_LPORT=5301
 readonly TESTS="${RXKIT_SOCKMAP_TESTS:-$ALL_TESTS}"
 # The loop's size in the guest (tests/rxkit-sockmap.c; empty: its own
 # defaults, 12 rounds of 60 ms phases).
@@ -26,6 +33,10 @@ with FLAVOUR (default: bpf, kconfig/flavours/bpf) and run:
   checkpatch        scripts/checkpatch.pl --strict of tests/rxkit-sockmap.c
   sockmap_loopback  tests/rxkit-sockmap.c over the loopback transport (its
                     cases as subtests; SKIP when the kernel has no BPF_SYSCALL)
+  sockmap_virtio    the same through the host: the sender's records go out
+                    over the virtio device (vhost-device-vsock) and come
+                    back in through rxkit-vsock uds-relay, so S gets them
+                    from the RX worker's batches (SKIP without the daemon)
   bpf_selftests     the vsock cases of the kernel's own BPF selftests
                     (test_progs of the tree, tests/mkbpftests; the cases:
                     tests/data/bpf-selftests), each a subtest
@@ -70,6 +81,9 @@ case " $TESTS " in
 	fi ;;
 esac
 tools_initrd "$src" "$o" "$art" rxkit-sockmap
+detect_backend
+run=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-sm.XXXXXX")
+daemon_pid= host_pid= guest_pid= qemu_pidfile= relay_pid=
 initrd="$art/initrd.cpio.gz"
 accel=$(pick_accel "$kernel" "$initrd" "$art/accel-probe")
 printf '%s\n' "$accel" > "$art/accel"
@@ -150,38 +164,90 @@ test_bpf_selftests()
 	return "$rc"
 }
 
-test_sockmap_loopback()
+# handoff_cases JOB: the harness's cases of JOB's guest run as subtests;
+# KSFT_FAIL when one failed, none ran or the guest ran another kernel.
+handoff_cases()
 {
-	local job=sockmap_loopback append= got= ok=0 bad=0 grc=0 rc=0
-	if [ -n "$bpf_missing" ]; then
-		SKIP_REASON=$bpf_missing
-		return "$KSFT_SKIP"
-	fi
-	[ -z "$ROUNDS" ] || append="rxkit.sockmap_rounds=$ROUNDS"
-	[ -z "$PHASE_MS" ] || append="${append:+$append }rxkit.sockmap_ms=$PHASE_MS"
-	guest_run ${append:+-a "$append"} "$art/$job" "$kernel" "$initrd" \
-		"$job" "$accel" || grc=$?
-	sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$art/$job/results.log" > "$art/$job/job.log"
-	ktap_from_harness "$art/$job/job.log" | tee "$art/$job/cases.ktap"
-	ok=$(grep -c '^    ok ' "$art/$job/cases.ktap" || true)
-	bad=$(grep -c '^    not ok ' "$art/$job/cases.ktap" || true)
-	echo "# $job: $ok cases passed or skipped, $bad failed"
-	guest_verdict "$job" "$art/$job" "$grc" "$JOB_TIMEOUT" || rc=$?
-	got=$(sed -n 's/^RXKIT: init //p' "$art/$job/results.log" | tr -d '\r')
+	local d="$art/$1" ok=0 bad=0 got= rc=0
+	sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$d/results.log" > "$d/job.log"
+	ktap_from_harness "$d/job.log" | tee "$d/cases.ktap"
+	ok=$(grep -c '^    ok ' "$d/cases.ktap" || true)
+	bad=$(grep -c '^    not ok ' "$d/cases.ktap" || true)
+	echo "# $1: $ok cases passed or skipped, $bad failed"
+	got=$(sed -n 's/^RXKIT: init //p' "$d/results.log" | tr -d '\r')
 	if [ -n "$got" ] && [ "$got" != "$release" ]; then
 		echo "# uname -r is '$got', built '$release'"
 		rc=$KSFT_FAIL
 	fi
-	if [ "$grc" = 0 ] && [ "$ok" -eq 0 ]; then
-		echo "# $job: no case ran"
+	if [ "$ok" -eq 0 ] && [ "$bad" -eq 0 ]; then
+		echo "# $1: no case ran"
 		rc=$KSFT_FAIL
 	fi
 	[ "$bad" -eq 0 ] || rc=$KSFT_FAIL
 	return "$rc"
 }
 
+# The loop's size, on the guest's command line.
+handoff_append()
+{
+	local a=
+	[ -z "$ROUNDS" ] || a="rxkit.sockmap_rounds=$ROUNDS"
+	[ -z "$PHASE_MS" ] || a="${a:+$a }rxkit.sockmap_ms=$PHASE_MS"
+	printf '%s\n' "$a"
+}
+
+test_sockmap_loopback()
+{
+	local job=sockmap_loopback append= grc=0 rc=0
+	if [ -n "$bpf_missing" ]; then
+		SKIP_REASON=$bpf_missing
+		return "$KSFT_SKIP"
+	fi
+	append=$(handoff_append)
+	guest_run ${append:+-a "$append"} "$art/$job" "$kernel" "$initrd" \
+		"$job" "$accel" || grc=$?
+	handoff_cases "$job" || rc=$?
+	guest_verdict "$job" "$art/$job" "$grc" "$JOB_TIMEOUT" || rc=$?
+	return "$rc"
+}
+
+# The relay of sockmap_virtio, before the guest boots.
+relay_start()
+{
+	"$art/tools/rxkit/rxkit-vsock" uds-relay "$run/vm.vsock" "$RELAY_PORT" \
+		"$RELAY_LPORT" > "$1/relay.log" 2>&1 &
+	relay_pid=$!
+	wait_for "$1/relay.log" '^RXKIT: ready' 10 "$relay_pid"
+}
+
+test_sockmap_virtio()
+{
+	local job=sockmap_virtio rc=0 v=0
+	if [ -n "$bpf_missing" ]; then
+		SKIP_REASON=$bpf_missing
+		return "$KSFT_SKIP"
+	fi
+	skip_unless_backend sockmap_virtio || return $?
+	echo "# backend: $BACKEND; host port $RELAY_PORT relayed to guest port $RELAY_LPORT"
+	VIRTIO_APPEND="$(handoff_append) rxkit.sockmap_via=2:$RELAY_PORT:$RELAY_LPORT" \
+		VIRTIO_JOB_SECS=$JOB_TIMEOUT virtio_run "$job" relay_start || v=$?
+	kill "$relay_pid" 2>/dev/null || true
+	wait "$relay_pid" 2>/dev/null || true
+	relay_pid=
+	sed 's/^/# relay: /' "$art/$job/relay.log"
+	handoff_cases "$job" || rc=$?
+	[ "$v" = 0 ] || rc=$v
+	return "$rc"
+}
+
 echo "# $target/$variant: $release, accelerator $accel, artefacts $art"
 # shellcheck disable=SC2086
-{ rc=0; run_tests $TESTS || rc=$?; echo "$rc" > "$art/rc"; } | tee "$art/results.ktap"
+{
+	trap 'kill $relay_pid 2>/dev/null; cleanup' EXIT
+	trap 'exit 130' INT TERM
+	rc=0
+	run_tests $TESTS || rc=$?
+	echo "$rc" > "$art/rc"
+} | tee "$art/results.ktap"
 results_end loopback
 exit "$(cat "$art/rc")"
