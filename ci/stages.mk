@@ -95,7 +95,7 @@ debug_stages = $(if $(FULL),$(call debug_run,$(1)),$(call debug_skip,$(1)))
 # flavour's .config differs from the guest flavour's, so its patched
 # build is a compile of its own (after the guest builds, which more
 # stages wait for); its baseline build is then ccache hits.  make
-# check-full (TARGET) and make sockmap.
+# check-full (every target with the vsock sockmap) and make sockmap.
 define sockmap_stages
 $(call stage,build-$(1)-bpf-patched,prepare-$(1),$(NICE) ci/build --tree patched --flavour bpf $(1),build-$(1)-patched build-$(1)-baseline)
 $(call stage,build-$(1)-bpf-baseline,prepare-$(1),$(NICE) ci/build --tree baseline --flavour bpf $(1),build-$(1)-bpf-patched)
@@ -105,6 +105,10 @@ $(call stage,ab-verdict-$(1)-bpf,build-$(1)-bpf-patched build-$(1)-bpf-baseline,
 endef
 sockmap_set = build-$(1)-bpf-patched build-$(1)-bpf-baseline \
 	sockmap-$(1)-patched sockmap-$(1)-baseline ab-verdict-$(1)-bpf
+# The targets whose line has the vsock sockmap (6.4 and later): those
+# whose series refuses no tree for having it (series/6.1/refuse names
+# net/vmw_vsock/vsock_bpf.c: series/6.1 is for trees without it).
+sockmap_targets = $(foreach t,$(1),$(if $(wildcard series/$(t)/refuse),,$(t)))
 
 # The nested verdicts again with every core busy, as on a shared runner
 # (artefacts apart, in $(RXKIT_OUT)/loaded).
@@ -183,8 +187,9 @@ else ifeq ($(TIER),check-full)
 FULL := 1
 STAGES := $(call check_set,$(TARGET)) \
 	nested-$(TARGET)-patched-loaded nested-$(TARGET)-baseline-loaded \
-	$(call sockmap_set,$(TARGET)) \
-	$(foreach t,$(OTHERS),fetch-$(t) prepare-$(t) series-$(t) $(call kernel_set,$(t)))
+	$(foreach t,$(call sockmap_targets,$(TARGET)),$(call sockmap_set,$(t))) \
+	$(foreach t,$(OTHERS),fetch-$(t) prepare-$(t) series-$(t) $(call kernel_set,$(t))) \
+	$(foreach t,$(call sockmap_targets,$(OTHERS)),$(call sockmap_set,$(t)))
 endif
 # Every tier ends with the check of every result file it wrote.
 STAGES += results-json
