@@ -126,6 +126,7 @@ endef
 # (compiles without ccache hits).
 define package_stages
 $(call stage,package-$(1),build-$(1)-patched,ci/package $(1))
+$(call stage,repo-$(1),package-$(1),ci/repo $(1))
 $(call stage,packages-build-$(1),cleanroot-$(1),tests/packages_build.sh --reuse $(1))
 $(call stage,packages-deb-$(1),packages-build-$(1) rootfs,tests/packages_deb.sh $(1))
 $(call stage,packages-rpm-$(1),packages-build-$(1) rootfs,tests/packages_rpm.sh $(1))
