@@ -49,6 +49,7 @@ pkg_setup RXKIT_PACKAGE_REPO_TESTS "$@"
 pkg_need_kernel
 pkg_need_root
 need gpg gpg
+need gpg-agent gpg-agent
 need gpgv gpgv
 need apt-get apt
 need dnf dnf
