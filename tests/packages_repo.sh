@@ -127,14 +127,15 @@ test_apt_install()
 }
 
 # A tampered InRelease (its signed text altered), then a tampered .deb in
-# the pool of a copy of the repository.
+# the pool of a copy of the repository (its index, the kernel's .deb).
 test_apt_tampered()
 {
 	local c a f
 	need_repo || return $?
 	c="$work/apt-tampered"
-	mkdir -p "$c"
-	cp -R "$RXKIT_OUT/repo/deb" "$c/"
+	mkdir -p "$c/deb/pool/main"
+	cp -R "$RXKIT_OUT/repo/deb/dists" "$c/deb/"
+	cp "$RXKIT_OUT/repo/deb/pool/main/${deb##*/}" "$c/deb/pool/main/"
 	sed -i 's/^Label: vsock-rxkit$/Label: vsock-rxkix/' "$c/deb/dists/vsock-rxkit/InRelease"
 	a=$(apt_state tampered "$c" "$RXKIT_OUT/repo/vsock-rxkit-archive-keyring.gpg") || return 1
 	refused apt_badsig "$art/apt-badsig.log" apt_in "$a" update || return 1
@@ -173,7 +174,7 @@ test_dnf_install()
 }
 
 # The kernel package with bytes of its payload changed, in a copy of the
-# repository: its index untouched (dnf's checksum), then indexed anew
+# repository (its index, the kernel package): the index untouched (dnf's checksum), then indexed anew
 # without a signature (repo_gpgcheck) and with repo_gpgcheck off
 # (gpgcheck: the package's own signature; rpm -K says which digest).
 test_dnf_tampered()
@@ -182,7 +183,8 @@ test_dnf_tampered()
 	need_repo || return $?
 	c="$work/dnf-tampered"
 	k="$RXKIT_OUT/repo/vsock-rxkit-archive-key.asc"
-	cp -R "$RXKIT_OUT/repo/rpm" "$c"
+	mkdir -p "$c"
+	cp -R "$RXKIT_OUT/repo/rpm/repodata" "$RXKIT_OUT/repo/rpm/${rpmf##*/}" "$c/"
 	f="$c/${rpmf##*/}"
 	flip "$f"
 	d=$(dnf_root tampered "$c" "$k" 1) || return 1
