@@ -183,14 +183,13 @@ refused()
 	[ "$bad" = 0 ] || { tail -n 15 "$l" | sed 's/^/#   /'; return 1; }
 }
 
-# expect_die PATTERN ci/repo ARG...: ci/repo (with another key's
-# GNUPGHOME and RXKIT_OUT, the packages of this one) fails with
-# "repo: error: PATTERN".
+# expect_die OUT PATTERN ci/repo ARG...: ci/repo (with another key's
+# GNUPGHOME, RXKIT_OUT=OUT) fails with "repo: error: PATTERN".
 expect_die()
 {
-	local p="$1" c="$2" l="$art/ci-repo-error.log" rc=0
-	shift 2
-	GNUPGHOME="$work/other-gnupg" RXKIT_OUT="$work/out-keyring" "$RXKIT_TOP/$c" "$@" > "$l" 2>&1 || rc=$?
+	local o="$1" p="$2" c="$3" l="$art/ci-repo-error.log" rc=0
+	shift 3
+	GNUPGHOME="$work/other-gnupg" RXKIT_OUT="$o" "$RXKIT_TOP/$c" "$@" > "$l" 2>&1 || rc=$?
 	if [ "$rc" != 0 ] && grep -q "^repo: error: .*$p" "$l"; then
 		echo "# $c $*: refused: $(grep '^repo: error: ' "$l")"
 		return 0

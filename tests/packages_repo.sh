@@ -69,7 +69,7 @@ test_repo_publish()
 	for f in deb/dists/vsock-rxkit/InRelease deb/dists/vsock-rxkit/Release.gpg \
 		 deb/dists/vsock-rxkit/main/binary-amd64/Packages.xz rpm/repodata/repomd.xml.asc \
 		 vsock-rxkit-archive-keyring.gpg vsock-rxkit-archive-key.asc \
-		 vsock-rxkit.sources vsock-rxkit.repo; do
+		 vsock-rxkit.sources vsock-rxkit.repo INSTALL; do
 		[ -s "$r/$f" ] || { echo "# $f missing"; rc=1; }
 	done
 	# Each signature with the published key alone.
@@ -96,9 +96,10 @@ test_repo_publish()
 		*) echo "# ${f##*/} is not signed by $fpr"; rc=1 ;;
 		esac
 	done
-	if ! grep -q "^  apt-get update && apt-get install linux-image-$rel\$" "$art/ci-repo.log" ||
-	   ! grep -q "^  dnf install $rpm_name\$" "$art/ci-repo.log"; then
-		echo "# ci/repo did not print the install lines of linux-image-$rel and $rpm_name"
+	if ! grep -q "^  apt-get update && apt-get install linux-image-$rel\$" "$r/INSTALL" ||
+	   ! grep -q "^  dnf install $rpm_name\$" "$r/INSTALL" ||
+	   ! grep -q "^key: $fpr " "$r/INSTALL"; then
+		echo "# INSTALL lacks the install lines of linux-image-$rel and $rpm_name, or the key"
 		rc=1
 	fi
 	return "$rc"
@@ -229,7 +230,8 @@ test_dnf_wrong_key()
 
 # ci/repo --keyring FILE and --key KEYID sign with that key (into their
 # own RXKIT_OUT, the kernel packages of this one); a key that is not there,
-# a keyring with no secret key are refused.
+# a keyring with no secret key, both options at once and a target without
+# packages are refused.
 test_repo_keys()
 {
 	local rc=0 o how
@@ -254,8 +256,11 @@ test_repo_keys()
 		fi
 		echo "# ci/repo --$how: InRelease and the RPMs signed by $other_fpr, which it exports"
 	done
-	expect_die "--key $fpr0: no such secret key" ci/repo --key "$fpr0" "$target" || rc=1
-	expect_die "holds no secret key" ci/repo --keyring "$work/other.gpg" "$target" || rc=1
+	o="$work/out-keyring"
+	expect_die "$o" "--key $fpr0: no such secret key" ci/repo --key "$fpr0" "$target" || rc=1
+	expect_die "$o" "holds no secret key" ci/repo --keyring "$work/other.gpg" "$target" || rc=1
+	expect_die "$o" "exclude each other" ci/repo --key "$other_fpr" --keyring "$work/other.sec" "$target" || rc=1
+	expect_die "$work/out-empty" "no packages of $target in " ci/repo "$target" || rc=1
 	return "$rc"
 }
 
