@@ -82,7 +82,7 @@ apt_state()
 		t=$(rootfs "$art/mkrootfs.log") || return 1
 		tar -xOf "$t" ./var/lib/dpkg/status > "$work/dpkg-status" || return 1
 	fi
-	mkdir -p "$a/etc/sources.list.d" "$a/state/lists/partial" "$a/cache/archives/partial"
+	mkdir -p "$a/etc/sources.list.d" "$a/etc/preferences.d" "$a/state/lists/partial" "$a/cache/archives/partial"
 	sed -e "s|REPO_URI|copy:$2|" -e "s|^Signed-By: .*|Signed-By: $3|" \
 		"$RXKIT_OUT/repo/vsock-rxkit.sources" > "$a/etc/sources.list.d/vsock-rxkit.sources"
 	printf '%s\n' "$a"

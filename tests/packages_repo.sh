@@ -123,6 +123,10 @@ test_apt_install()
 	[ "$v" = "$rel-1" ] || { echo "# apt would not install linux-image-$rel $rel-1 from vsock-rxkit"; return 1; }
 	apt_in "$a" install -y --download-only "linux-image-$rel" "linux-headers-$rel" \
 		> "$art/apt-download.log" 2>&1 || { tail -n 20 "$art/apt-download.log" | sed 's/^/# /'; return 1; }
+	if grep -q '^[WE]:' "$art/apt-download.log"; then
+		grep '^[WE]:' "$art/apt-download.log" | sed 's/^/# /'
+		return 1
+	fi
 	cmp "$deb" "$a/cache/archives/${deb##*/}" && cmp "$hdeb" "$a/cache/archives/${hdeb##*/}" || return 1
 	echo "# downloaded, hashes checked against the signed index: ${deb##*/} ${hdeb##*/}"
 }
