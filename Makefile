@@ -27,7 +27,8 @@ one.test := loopback-$(TARGET)-patched
 one.vhost := nested-$(TARGET)-patched nested-$(TARGET)-baseline ab-verdict-$(TARGET)
 one.series := series-$(TARGET)
 one.package := package-$(TARGET)
-one.packages := cleanroot-$(TARGET) $(foreach s,build deb rpm refusals rebuild,packages-$(s)-$(TARGET))
+one.repo := repo-$(TARGET)
+one.packages := cleanroot-$(TARGET) $(foreach s,build deb rpm repo refusals rebuild,packages-$(s)-$(TARGET))
 one.summary := summary-$(TARGET)
 one.bench := $(call bench_builds,$(TARGET)) bench-$(TARGET) bench-slow-$(TARGET)
 one.bench-slow := $(call bench_builds,$(TARGET)) bench-slow-$(TARGET)
@@ -55,6 +56,7 @@ help:
 	@echo '                 bench-smoke: its smoke sweep (make check runs it); make bench-slow:'
 	@echo '                 the slow-reader scenario of tests/bench_slow.sh (in make bench)'
 	@echo '                 make sockmap: the bpf flavour and tests/vsock_sockmap.sh (in check-full)'
+	@echo '                 make repo: the packages as a signed apt and dnf repository (ci/repo)'
 	@echo 'TARGET=$(TARGET) ($(KNOWN)), JOBS=$(JOBS), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
 	@echo 'RXKIT_CHECK_TARGETS="6.1 6.12 6.18" (default: all; none): the other targets of make check'
 

@@ -123,16 +123,20 @@ endef
 # ccache the kernel build filled, as a buildd builds them) and published;
 # the build suite checks them (--reuse: a second build here cost 5.5 min
 # of both cores), the Debian and RPM suites install, boot, upgrade and
-# remove them.  ci/package stages one build of a target at a time (its
+# remove them, the repository suite publishes them (ci/repo) and installs
+# from the signed repositories with apt and dnf.  make run and make repo:
+# ci/repo after ci/package.  ci/package stages one build of a target at a time (its
 # lock): the suites that build (deb's upgrade, rebuild) run one after
 # another; the refusals stage apart.  The rebuilds (check-full): a second
 # build, byte-identical, the -dbg package and the clean build root
 # (compiles without ccache hits).
 define package_stages
 $(call stage,package-$(1),build-$(1)-patched,ci/package $(1))
+$(call stage,repo-$(1),package-$(1),ci/repo $(1))
 $(call stage,packages-build-$(1),cleanroot-$(1),tests/packages_build.sh --reuse $(1))
 $(call stage,packages-deb-$(1),packages-build-$(1) rootfs,tests/packages_deb.sh $(1))
 $(call stage,packages-rpm-$(1),packages-build-$(1) rootfs,tests/packages_rpm.sh $(1))
+$(call stage,packages-repo-$(1),packages-build-$(1) rootfs,tests/packages_repo.sh $(1))
 $(call stage,packages-refusals-$(1),prepare-$(1),$(NICE) tests/packages_refusals.sh $(1),$(HEAD))
 $(if $(FULL),$(call stage,packages-rebuild-$(1),packages-build-$(1) rootfs,$(NICE) tests/packages_rebuild.sh $(1),packages-deb-$(1)),$(call skipped,packages-rebuild-$(1),reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages))
 $(call stage,cleanroot-$(1),rootfs-base,$(NICE) tests/cleanroot.sh $(1),build-$(1)-patched)
@@ -164,14 +168,14 @@ endef
 # error paths and the kit's own checks.
 run_set = fetch-$(1) prepare-$(1) build-$(1)-patched build-$(1)-baseline \
 	loopback-$(1)-patched loopback-$(1)-baseline virtio-$(1)-patched \
-	virtio-$(1)-baseline package-$(1) summary-$(1)
+	virtio-$(1)-baseline package-$(1) repo-$(1) summary-$(1)
 kernel_set = build-$(1)-patched build-$(1)-baseline build-$(1)-debug \
 	loopback-$(1)-patched loopback-$(1)-baseline virtio-$(1)-patched \
 	virtio-$(1)-baseline nested-$(1)-patched nested-$(1)-baseline \
 	ab-verdict-$(1) loopback-$(1)-debug virtio-$(1)-debug bench-smoke-$(1)
 check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs rootfs-base \
 	cleanroot-$(1) packages-build-$(1) build-$(1)-baseline build-$(1)-debug \
-	packages-deb-$(1) packages-rpm-$(1) nested-$(1)-patched nested-$(1)-baseline virtio-$(1)-patched \
+	packages-deb-$(1) packages-rpm-$(1) packages-repo-$(1) nested-$(1)-patched nested-$(1)-baseline virtio-$(1)-patched \
 	virtio-$(1)-baseline loopback-$(1)-patched loopback-$(1)-baseline \
 	loopback-$(1)-debug virtio-$(1)-debug ab-verdict-$(1) \
 	packages-refusals-$(1) packages-rebuild-$(1) errors-build errors-tools \
