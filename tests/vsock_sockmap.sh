@@ -115,20 +115,26 @@ ktap_from_harness()
 }
 
 # ktap_from_test_progs LOG: test_progs' subtest lines ("#N/M test/sub:OK",
-# SKIP, FAIL) as indented KTAP subtests, numbered in their order.
+# SKIP, FAIL) as indented KTAP subtests, numbered in their order; its
+# "All error logs:" section, which repeats the failed ones, is not read.
 ktap_from_test_progs()
 {
 	tr -d '\r' < "$1" | awk '
-		/^#[0-9]+\/[0-9]+ / {
+		/^All error logs:/ { done = 1 }
+		!done && /^#[0-9]+\/[0-9]+ / {
 			sub(/^#[0-9]+\/[0-9]+ +/, "")
 			st = $0; sub(/.*:/, "", st)
 			name = $0; sub(/:[A-Z]+$/, "", name)
 			n++
-			if (st == "OK") print "    ok " n " " name
-			else if (st == "SKIP") print "    ok " n " " name " # SKIP"
-			else print "    not ok " n " " name
+			if (st == "OK") line[n] = "    ok " n " " name
+			else if (st == "SKIP") line[n] = "    ok " n " " name " # SKIP"
+			else line[n] = "    not ok " n " " name
 		}
-		END { print "    1.." n+0 }'
+		END {
+			print "    1.." n+0
+			for (i = 1; i <= n; i++)
+				print line[i]
+		}'
 }
 
 test_bpf_selftests()
