@@ -186,8 +186,9 @@ STAGES := $(call check_set,$(TARGET)) \
 	$(call sockmap_set,$(TARGET)) \
 	$(foreach t,$(OTHERS),fetch-$(t) prepare-$(t) series-$(t) $(call kernel_set,$(t)))
 endif
-# Every tier ends with the check of every result file it wrote.
-STAGES += results-json
+# Every tier ends with the check of every result file it wrote and their
+# table (target x suite x tree).
+STAGES += results-json results-table
 
 # The stages themselves.
 # The clean root's base beside the first build, not after it: the clean
@@ -216,5 +217,6 @@ $(foreach t,$(KNOWN),$(eval $(call loaded_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call sockmap_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call package_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call bench_stages,$(t))))
-$(foreach t,$(KNOWN),$(eval $(call stage,summary-$(t),,ci/summary $(t),$(filter-out summary-$(t) results-json,$(STAGES)))))
-$(eval $(call stage,results-json,,tests/results validate $(RXKIT_OUT),$(filter-out results-json,$(STAGES))))
+$(foreach t,$(KNOWN),$(eval $(call stage,summary-$(t),,ci/summary $(t),$(filter-out summary-$(t) results-json results-table,$(STAGES)))))
+$(eval $(call stage,results-json,,tests/results validate $(RXKIT_OUT),$(filter-out results-json results-table,$(STAGES))))
+$(eval $(call stage,results-table,,tests/results table $(RXKIT_OUT),$(filter-out results-table,$(STAGES))))
