@@ -172,7 +172,7 @@ check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs rootfs-base \
 	loopback-$(1)-debug virtio-$(1)-debug ab-verdict-$(1) \
 	packages-refusals-$(1) packages-rebuild-$(1) errors-build errors-tools \
 	series-$(1) bench-smoke-$(1) static commands shellcheck bench-tools \
-	errors-fetch
+	errors-fetch pipeline
 OTHERS := $(filter-out $(TARGET) none,$(or $(RXKIT_CHECK_TARGETS),$(KNOWN)))
 ifeq ($(TIER),run)
 STAGES := $(call run_set,$(TARGET))
@@ -204,6 +204,9 @@ $(eval $(call stage,rootfs-base,,tests/mkrootfs --base,rootfs))
 $(eval $(call stage,static,,tests/static.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t)) $(HEAD)))
 $(eval $(call stage,commands,,tests/commands.sh,$(HEAD)))
 $(eval $(call stage,shellcheck,,tests/shellcheck.sh,$(HEAD)))
+# The GitLab pipeline (ci/gitlab): .gitlab-ci.yml is the graph's, resolves
+# in gitlab-ci-local, and one of its jobs runs there.
+$(eval $(call stage,pipeline,,tests/pipeline.sh,$(HEAD)))
 # The benchmarks' tools on this machine, and the C style (checkpatch of
 # TARGET's tree).
 $(eval $(call stage,bench-tools,,tests/bench_tools.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
