@@ -3,16 +3,18 @@
 # tests/pipeline.sh: the GitLab CI view of the stage graph (ci/gitlab).
 # .gitlab-ci.yml is what ci/gitlab writes from ci/stages.mk now;
 # gitlab-ci-local resolves it (every job, every need) and it has the
-# graph's stages, one fetch job a target; one of its jobs runs for real,
-# through gitlab-ci-local's shell executor, and leaves its record and its
-# JUnit report.  KTAP on stdout; exit 0 (all passed or skipped), 1 (a
+# graph's stages, one fetch job a target; a job's script exits 1 on a
+# failed stage and 4 on a skipped one; the JUnit report and the results
+# table say what the records say; one of its jobs runs for real, through
+# gitlab-ci-local's shell executor, and leaves its record and its JUnit
+# report.  KTAP on stdout; exit 0 (all passed or skipped), 1 (a
 # failure).
 set -eu
 PROG=pipeline
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="generated_current definition_resolves job_runs"
+readonly ALL_TESTS="generated_current definition_resolves stage_exit junit_table job_runs"
 readonly TESTS="${RXKIT_PIPELINE_TESTS:-$ALL_TESTS}"
 # A job of seconds that reads the tree only (its record goes to a folder
 # of this test, not to make check's).
@@ -65,6 +67,56 @@ test_definition_resolves()
 		return "$KSFT_PASS"
 	fi
 	sed 's/^/# /' "$work/validate.log" | tail -n 20
+	return "$KSFT_FAIL"
+}
+
+# A job's script is ci/stage --exit: the engine sees 1 for a failed stage,
+# 4 (allowed, a warning) for a skipped one, 0 for a pass.
+test_stage_exit()
+{
+	local r="$work/exit" rc want
+	for want in 1:fail:false 4:skip:-- 0:pass:true; do
+		rc=0
+		case "$want" in
+		*:--) RXKIT_RESULTS="$r" "$RXKIT_TOP/ci/stage" --exit s-skip s-fail -- true \
+			> /dev/null 2>&1 || rc=$? ;;
+		*) RXKIT_RESULTS="$r" "$RXKIT_TOP/ci/stage" --exit "s-${want#*:}" -- "${want##*:}" \
+			> /dev/null 2>&1 || rc=$? ;;
+		esac
+		[ "$rc" = "${want%%:*}" ] ||
+			{ echo "# a ${want#*:} stage: exit $rc, not ${want%%:*}"; return "$KSFT_FAIL"; }
+	done
+	echo "# fail 1, skip 4, pass 0"
+}
+
+# The JUnit report of a suite's stage record (a failed and a skipped KTAP
+# test) and the table of results.json files (target x suite x tree).
+test_junit_table()
+{
+	local r="$work/junit" o="$work/table"
+	mkdir -p "$r" "$o/7.3/patched/s" "$o/7.3/baseline/s"
+	printf 'TAP version 13\n1..3\nok 1 a\nnot ok 2 b\nok 3 c # SKIP no c here\n' > "$r/suite.log"
+	"$RXKIT_TOP/tests/results" record suite 1 5 "$r/suite.log" > "$r/suite.json"
+	"$RXKIT_TOP/tests/results" junit "$r/suite.json" > "$r/suite.xml"
+	expect_line "$r/suite.xml" '  <testsuite name="suite" tests="3" failures="1" skipped="1" time="5">' || return
+	expect_line "$r/suite.xml" '    <testcase classname="suite" name="b"><failure message=""/></testcase>' || return
+	expect_line "$r/suite.xml" '    <testcase classname="suite" name="c"><skipped message="no c here"/></testcase>' || return
+	printf '{"target": "7.3", "tree": "%s", "tests": [{"name": "x", "status": "%s"}]}\n' \
+		patched pass > "$o/7.3/patched/s/results.json"
+	printf '{"target": "7.3", "tree": "%s", "tests": [{"name": "x", "status": "%s"}]}\n' \
+		baseline fail > "$o/7.3/baseline/s/results.json"
+	"$RXKIT_TOP/tests/results" table "$o" > "$o/table.md"
+	sed 's/^/# /' "$o/table.md"
+	expect_line "$o/table.md" '| target | suite | patched | baseline |' &&
+	expect_line "$o/table.md" '| 7.3 | s | 1/0/0 | 0/1/0 |'
+}
+
+# expect_line FILE LINE: FILE has LINE, or a failure saying so.
+expect_line()
+{
+	grep -qxF -- "$2" "$1" && return 0
+	echo "# no line '$2' in ${1##*/}:"
+	sed 's/^/#   /' "$1"
 	return "$KSFT_FAIL"
 }
 
