@@ -134,8 +134,14 @@ END {
 			o = o "/o-" flavour
 			printf "      - %s/.config\n      - %s/arch/x86/boot/bzImage\n", o, o
 			printf "      - %s/include/config/kernel.release\n      - %s/usr/include/\n", o, o
-		} else if (target != "" && gs[i] != "fetch" && gs[i] != "prepare" && gs[i] != "build")
-			printf "      - %s/%s/\n", OUT_REL, target
+		} else if (target != "" && gs[i] != "fetch" && gs[i] != "prepare" && gs[i] != "build") {
+			# A suite's folder: OUT/TARGET, or OUT/WHERE/TARGET when the
+			# command moves RXKIT_OUT (env RXKIT_OUT=$RXKIT_OUT/WHERE).
+			where = ""
+			if (match(cmd, /RXKIT_OUT=\$RXKIT_OUT\/[^ ]+/))
+				where = substr(cmd, RSTART + 21, RLENGTH - 21) "/"
+			printf "      - %s/%s%s/\n", OUT_REL, where, target
+		}
 		printf "    reports:\n      junit: %s/junit/%s.xml\n", OUT_REL, name[i]
 	}
 }
