@@ -4,8 +4,9 @@
 # (STAGEMAP: ci/gitlab.stages), needs (its NEEDS and AFTER), timeout
 # (three times the longest the stage took on any target in TIMESFILE, 10
 # minutes at least, BUDGET seconds at most), the ci/stage command make runs,
-# its artefacts and the ccache of a build.  Refuses a graph whose needs
-# name no stage or a stage of a later GitLab stage.  Run by ci/gitlab with
+# its artefacts, the ccache of a build and the source archives of a
+# fetch.  Refuses a graph whose needs name no stage or a stage of a later
+# GitLab stage.  Run by ci/gitlab with
 # ci/lib/stage-times.awk; TARGETS: the known targets.
 
 function fail(msg) {
@@ -121,6 +122,10 @@ END {
 		}
 		printf "  timeout: %d minutes\n", int((tmo + 59) / 60)
 		printf "  script:\n    - %s\n", q(cmd)
+		# The verified source archives (ci/fetch reuses a pinned one): one
+		# download a target, not one a pipeline.
+		if (cmd ~ /ci\/fetch /)
+			printf "  cache:\n    key: sources-%s\n    paths: [%s/dl/]\n", target, CACHE_REL
 		if (cmd ~ /ci\/build /) {
 			flavour = opt(cmd, "--flavour", "guest")
 			printf "  cache:\n    key: ccache-%s-%s\n    paths: [%s/ccache/]\n", \
