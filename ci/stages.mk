@@ -23,12 +23,19 @@ NICE_SERIES := nice -n 15
 # for the plan (make -n).
 -include $(RXKIT_OUT)/stage-times.mk
 
+# $(call cores,STAGES): AFTER edges that only give the cores to the stages
+# more wait for, on one machine (HEAD's, the debug and bpf builds after the
+# guest builds).  Empty when make is asked with CORES= (ci/gitlab: jobs
+# on runners of their own take no cores from each other).
+CORES := 1
+cores = $(if $(CORES),$(1))
+
 # The head of the longest chain (build, packages, their suites): the
 # stages that need nothing of it still start after it, so that it gets
 # the cores first.  make -j starts the stages in the order of the tier's
 # list as they become ready (ready at once: all of them before any that
 # is ready later).
-HEAD := build-$(TARGET)-patched
+HEAD := $(call cores,build-$(TARGET)-patched)
 
 # $(call stage,NAME,NEEDS,COMMAND[,AFTER])
 define stage
@@ -77,7 +84,7 @@ endef
 # the other stages of make check, which then took over 90 min.
 debug_why := the debug flavour is a full compile of its own (40 min cold on 2 cores): make check-full or make debug
 define debug_run
-$(call stage,build-$(1)-debug,prepare-$(1),$(NICE) ci/build --tree patched --flavour debug $(1),build-$(1)-patched)
+$(call stage,build-$(1)-debug,prepare-$(1),$(NICE) ci/build --tree patched --flavour debug $(1),$(call cores,build-$(1)-patched))
 $(call stage,loopback-$(1)-debug,build-$(1)-debug,tests/vsock_loopback.sh --tree patched --flavour debug $(1))
 $(call stage,virtio-$(1)-debug,build-$(1)-debug,env RXKIT_VHOST_USER_H2G_BYTES=32M RXKIT_VHOST_USER_H2G_STREAM_BYTES=8M tests/vsock_vhost_user.sh --tree patched --flavour debug $(1))
 endef
@@ -97,7 +104,7 @@ debug_stages = $(if $(FULL),$(call debug_run,$(1)),$(call debug_skip,$(1)))
 # stages wait for); its baseline build is then ccache hits.  make
 # check-full (every target with the vsock sockmap) and make sockmap.
 define sockmap_stages
-$(call stage,build-$(1)-bpf-patched,prepare-$(1),$(NICE) ci/build --tree patched --flavour bpf $(1),build-$(1)-patched build-$(1)-baseline)
+$(call stage,build-$(1)-bpf-patched,prepare-$(1),$(NICE) ci/build --tree patched --flavour bpf $(1),$(call cores,build-$(1)-patched build-$(1)-baseline))
 $(call stage,build-$(1)-bpf-baseline,prepare-$(1),$(NICE) ci/build --tree baseline --flavour bpf $(1),build-$(1)-bpf-patched)
 $(call stage,sockmap-$(1)-patched,build-$(1)-bpf-patched,tests/vsock_sockmap.sh --tree patched $(1))
 $(call stage,sockmap-$(1)-baseline,build-$(1)-bpf-baseline,tests/vsock_sockmap.sh --tree baseline $(1))
@@ -180,7 +187,7 @@ check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs rootfs-base \
 	loopback-$(1)-debug virtio-$(1)-debug ab-verdict-$(1) \
 	packages-refusals-$(1) packages-rebuild-$(1) errors-build errors-tools \
 	series-$(1) bench-smoke-$(1) static commands shellcheck bench-tools \
-	errors-fetch
+	errors-fetch pipeline
 OTHERS := $(filter-out $(TARGET) none,$(or $(RXKIT_CHECK_TARGETS),$(KNOWN)))
 ifeq ($(TIER),run)
 STAGES := $(call run_set,$(TARGET))
@@ -195,8 +202,9 @@ STAGES := $(call check_set,$(TARGET)) \
 	$(foreach t,$(OTHERS),fetch-$(t) prepare-$(t) series-$(t) $(call kernel_set,$(t))) \
 	$(foreach t,$(call sockmap_targets,$(OTHERS)),$(call sockmap_set,$(t)))
 endif
-# Every tier ends with the check of every result file it wrote.
-STAGES += results-json
+# Every tier ends with the check of every result file it wrote and their
+# table (target x suite x tree).
+STAGES += results-json results-table
 
 # The stages themselves.
 # The clean root's base beside the first build, not after it: the clean
@@ -212,6 +220,9 @@ $(eval $(call stage,rootfs-base,,tests/mkrootfs --base,rootfs))
 $(eval $(call stage,static,,tests/static.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t)) $(HEAD)))
 $(eval $(call stage,commands,,tests/commands.sh,$(HEAD)))
 $(eval $(call stage,shellcheck,,tests/shellcheck.sh,$(HEAD)))
+# The GitLab pipeline (ci/gitlab): .gitlab-ci.yml is the graph's, resolves
+# in gitlab-ci-local, and one of its jobs runs there.
+$(eval $(call stage,pipeline,,tests/pipeline.sh,$(HEAD)))
 # The benchmarks' tools on this machine, and the C style (checkpatch of
 # TARGET's tree).
 $(eval $(call stage,bench-tools,,tests/bench_tools.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
@@ -225,5 +236,6 @@ $(foreach t,$(KNOWN),$(eval $(call loaded_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call sockmap_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call package_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call bench_stages,$(t))))
-$(foreach t,$(KNOWN),$(eval $(call stage,summary-$(t),,ci/summary $(t),$(filter-out summary-$(t) results-json,$(STAGES)))))
-$(eval $(call stage,results-json,,tests/results validate $(RXKIT_OUT),$(filter-out results-json,$(STAGES))))
+$(foreach t,$(KNOWN),$(eval $(call stage,summary-$(t),,ci/summary $(t),$(filter-out summary-$(t) results-json results-table,$(STAGES)))))
+$(eval $(call stage,results-json,,tests/results validate $(RXKIT_OUT),$(filter-out results-json results-table,$(STAGES))))
+$(eval $(call stage,results-table,,tests/results table $(RXKIT_OUT),$(filter-out results-table,$(STAGES))))

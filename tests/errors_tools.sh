@@ -3,7 +3,7 @@
 # tests/errors_tools.sh: the kit's checking tools find what they are there
 # to find: the A/B verdict a regression, ci/summary stale results, the
 # commands check an unpackaged command, the clean-root test the package a
-# failed stage lacked.  Each runs on self-made input in a private folder;
+# failed stage lacked, ci/gitlab a pipeline that is not the stage graph.  Each runs on self-made input in a private folder;
 # KTAP on stdout.
 set -eu
 PROG=errors_tools
@@ -11,7 +11,7 @@ PROG=errors_tools
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/errors-lib.sh"
 
-readonly ALL_TESTS="ab_regression summary_stale commands_unpackaged cleanroot_scan"
+readonly ALL_TESTS="ab_regression summary_stale commands_unpackaged cleanroot_scan pipeline_refused"
 readonly TESTS="${RXKIT_ERRORS_TOOLS_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -19,8 +19,8 @@ usage()
 	cat <<USAGE
 usage: tests/errors_tools.sh [TARGET]
 
-Error-path tests of the A/B verdict, ci/summary, tests/commands.sh and
-tests/cleanroot.sh (TARGET, default $RXKIT_TARGET: the kernel summary_stale
+Error-path tests of the A/B verdict, ci/summary, tests/commands.sh,
+tests/cleanroot.sh and ci/gitlab (TARGET, default $RXKIT_TARGET: the kernel summary_stale
 dates results against):
 $(for t in $ALL_TESTS; do echo "  $t"; done)
 
@@ -157,6 +157,31 @@ LOG
 			{ echo "# ${tp%%:*} (package ${tp#*:}) not named"; return "$KSFT_FAIL"; }
 	done
 	[ "$(wc -l < "$work/scan.out")" = 7 ] || { echo "# expected 7 missing packages"; return "$KSFT_FAIL"; }
+}
+
+# ci/gitlab refuses a .gitlab-ci.yml that is not what it writes (a job
+# gone), a stage map that puts a stage before one it needs, and (through
+# gitlab-ci-local, when ci/deps installed it) a need that names no job.
+test_pipeline_refused()
+{
+	local g="$RXKIT_TOP/ci/gitlab" y="$work/gitlab-ci.yml"
+	awk '/^results-table:/ { skip = 1 } /^$/ { skip = 0 } !skip' "$RXKIT_TOP/.gitlab-ci.yml" > "$y"
+	expect_fail "$work/stale.err" "^gitlab: error: $y is stale: .*run ci/gitlab" \
+		"$g" --check "$y" || return "$KSFT_FAIL"
+	sed 's/^ab-verdict-\*  *verdict$/ab-verdict-* fetch/' "$RXKIT_TOP/ci/gitlab.stages" > "$work/stages"
+	expect_fail "$work/order.err" "^gitlab: error: stage ab-verdict-[0-9.]+ \(GitLab stage fetch\) needs build-[0-9.]+-patched of the later GitLab stage build$" \
+		env RXKIT_GITLAB_STAGES="$work/stages" "$g" --output "$work/order.yml" || return "$KSFT_FAIL"
+	[ ! -e "$work/order.yml" ] || { echo "# a refused graph left $work/order.yml"; return "$KSFT_FAIL"; }
+	[ -x "$RXKIT_CACHE/npm/node_modules/.bin/gitlab-ci-local" ] || {
+		SKIP_REASON="gitlab-ci-local not installed (ci/deps): the dangling need not checked"
+		return "$KSFT_SKIP"
+	}
+	sed 's/^  needs: \[prepare-7.3\]$/  needs: [prepare-7.3, no-such-job]/' "$RXKIT_TOP/.gitlab-ci.yml" > "$y"
+	grep -q no-such-job "$y" || { echo "# no need to make dangling in .gitlab-ci.yml"; return "$KSFT_FAIL"; }
+	expect_fail "$work/dangling.err" "^gitlab: error: gitlab-ci-local refused $y" \
+		"$g" --validate "$y" || return "$KSFT_FAIL"
+	expect_in "$work/dangling.err" "no-such-job" "gitlab-ci-local's reason (the dangling need) not shown" ||
+		return "$KSFT_FAIL"
 }
 
 # shellcheck disable=SC2086
