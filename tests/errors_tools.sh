@@ -3,7 +3,9 @@
 # tests/errors_tools.sh: the kit's checking tools find what they are there
 # to find: the A/B verdict a regression, ci/summary stale results, the
 # commands check an unpackaged command, the clean-root test the package a
-# failed stage lacked, ci/gitlab a pipeline that is not the stage graph.  Each runs on self-made input in a private folder;
+# failed stage lacked, ci/gitlab a pipeline that is not the stage graph,
+# tests/mkbpftests a kernel it cannot build the BPF selftests for.  Each
+# runs on self-made input in a private folder;
 # KTAP on stdout.
 set -eu
 PROG=errors_tools
@@ -11,7 +13,7 @@ PROG=errors_tools
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/errors-lib.sh"
 
-readonly ALL_TESTS="ab_regression summary_stale commands_unpackaged cleanroot_scan pipeline_refused"
+readonly ALL_TESTS="ab_regression summary_stale commands_unpackaged cleanroot_scan pipeline_refused bpftests_refused"
 readonly TESTS="${RXKIT_ERRORS_TOOLS_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -20,7 +22,7 @@ usage()
 usage: tests/errors_tools.sh [TARGET]
 
 Error-path tests of the A/B verdict, ci/summary, tests/commands.sh,
-tests/cleanroot.sh and ci/gitlab (TARGET, default $RXKIT_TARGET: the kernel summary_stale
+tests/cleanroot.sh, ci/gitlab and tests/mkbpftests (TARGET, default $RXKIT_TARGET: the kernel summary_stale
 dates results against):
 $(for t in $ALL_TESTS; do echo "  $t"; done)
 
@@ -182,6 +184,32 @@ test_pipeline_refused()
 		"$g" --validate "$y" || return "$KSFT_FAIL"
 	expect_in "$work/dangling.err" "no-such-job" "gitlab-ci-local's reason (the dangling need) not shown" ||
 		return "$KSFT_FAIL"
+}
+
+# tests/mkbpftests refuses a vmlinux without BTF (and builds nothing), and
+# a tree none of tests/data/bpf-selftests applies to (TARGET's tree with
+# its vsock cases taken out).
+test_bpftests_refused()
+{
+	local m="$RXKIT_TOP/tests/mkbpftests" src= t="$work/bpftree"
+	src="$(src_root "$target")/patched"
+	[ -d "$src/tools/testing/selftests/bpf/prog_tests" ] || {
+		SKIP_REASON="no prepared $target tree (ci/prepare $target)"
+		return "$KSFT_SKIP"
+	}
+	mkdir -p "$work/nobtf"
+	cp /bin/true "$work/nobtf/vmlinux"
+	expect_fail "$work/nobtf.err" "^mkbpftests: error: $work/nobtf/vmlinux has no BTF: build the bpf flavour" \
+		"$m" "$src" "$work/nobtf" || return "$KSFT_FAIL"
+	[ ! -e "$work/nobtf/bpf-selftests" ] || { echo "# a refused build left $work/nobtf/bpf-selftests"; return "$KSFT_FAIL"; }
+	mkdir -p "$t/tools/testing/selftests/bpf/prog_tests"
+	cp "$src/tools/testing/selftests/bpf/Makefile" "$t/tools/testing/selftests/bpf/"
+	echo 'void test_sockmap_basic(void) {}' > "$t/tools/testing/selftests/bpf/prog_tests/sockmap_basic.c"
+	[ -z "$("$m" --cases "$t" "$work/nobtf")" ] || { echo "# a case applies to a tree without vsock cases"; return "$KSFT_FAIL"; }
+	objcopy --add-section .BTF=/dev/null "$work/nobtf/vmlinux" "$work/nobtf/vmlinux.btf" &&
+		mv "$work/nobtf/vmlinux.btf" "$work/nobtf/vmlinux"
+	expect_fail "$work/nocase.err" "^mkbpftests: error: no case of .*/tests/data/bpf-selftests applies to $t" \
+		"$m" "$t" "$work/nobtf" || return "$KSFT_FAIL"
 }
 
 # shellcheck disable=SC2086
