@@ -113,9 +113,11 @@ sockmap_set = build-$(1)-bpf-patched build-$(1)-bpf-baseline \
 # runs only its configuration (tests/cloud_config.sh: Debian's files
 # fetched and checked against their pins, the flavour resolved and diffed
 # against Debian's, a foreign change refused); make check-full and make
-# cloud build and package it, after the guest builds.
+# cloud build and package it, after the guest builds.  Its fetches of
+# Debian's files update the private apt states ci/fetch updates: after
+# every fetch stage.
 define cloud_stages
-$(call stage,cloud-config-$(1),prepare-$(1),tests/cloud_config.sh $(1),$(HEAD))
+$(call stage,cloud-config-$(1),prepare-$(1),tests/cloud_config.sh $(1),$(HEAD) $(foreach t,$(KNOWN),fetch-$(t)))
 $(call stage,build-$(1)-cloud,prepare-$(1),$(NICE) ci/build --tree patched --flavour cloud $(1),build-$(1)-patched build-$(1)-baseline cloud-config-$(1))
 $(call stage,package-$(1)-cloud,build-$(1)-cloud,$(NICE) ci/package --flavour cloud $(1))
 endef
