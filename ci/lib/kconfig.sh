@@ -19,10 +19,10 @@ flavour_file()
 # (empty without one).  The keys: base (debian-cloud: the configuration
 # series/TARGET/cloud pins, not tinyconfig), release (a suffix of the
 # kernel release after the tree's mark), rpm (a suffix of the RPM package
-# name), ccache (a ccache folder of its
-# own under the cache, and its size: NAME:SIZE), pkgtmp (disk: the
-# package builds stage on disk, not in /dev/shm), estimate (the build
-# time ci/build states before its first build of the flavour).
+# name), ccache (a ccache folder of its own under the cache, and its size:
+# NAME:SIZE), pkgtmp (disk: the package builds stage on disk, not in
+# /dev/shm), estimate (the build time ci/build states before its first
+# build of the flavour).
 flavour_key()
 {
 	sed -n "s/^$2=//p" "$1" | tail -n 1
