@@ -35,6 +35,9 @@ one.bench-slow := $(call bench_builds,$(TARGET)) bench-slow-$(TARGET)
 one.bench-smoke := $(call bench_builds,$(TARGET)) bench-smoke-$(TARGET)
 one.debug := build-$(TARGET)-debug loopback-$(TARGET)-debug virtio-$(TARGET)-debug
 one.sockmap := $(call sockmap_set,$(TARGET))
+one.cloud := cloud-config-$(TARGET) $(call cloud_set,$(TARGET))
+# Printed before the stages start: how long the cloud build should take.
+pre.cloud := ci/build --estimate --flavour cloud $(TARGET)
 full.debug := FULL=1
 full.packages := FULL=1
 ONE := $(patsubst one.%,%,$(filter one.%,$(.VARIABLES)))
@@ -60,6 +63,8 @@ help:
 	@echo '                 the slow-reader scenario of tests/bench_slow.sh (in make bench)'
 	@echo '                 make sockmap: the bpf flavour and tests/vsock_sockmap.sh (in check-full)'
 	@echo '                 make repo: the packages as a signed apt and dnf repository (ci/repo)'
+	@echo '                 make cloud: the cloud flavour (Debian'"'"'s cloud configuration + vsock)'
+	@echo '                 built and packaged in out/TARGET/cloud/ (in check-full; hours cold)'
 	@echo 'TARGET=$(TARGET) ($(KNOWN)), JOBS=$(JOBS), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
 	@echo 'RXKIT_CHECK_TARGETS="6.1 6.12 6.18" (default: all; none): the other targets of make check'
 
@@ -81,6 +86,7 @@ run check check-full: deps
 	@tests/check --since $(R)/.started $(R)
 
 $(ONE): deps
+	$(pre.$@)
 	rm -f $(one.$@:%=$(R)/%.json)
 	@mkdir -p $(R) && touch $(R)/.started
 	+@$(MAKE) --no-print-directory -k -j$(JOBS) $(full.$@) STAGES='$(one.$@)' $(one.$@:%=$(R)/%.json)

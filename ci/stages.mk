@@ -117,6 +117,23 @@ sockmap_set = build-$(1)-bpf-patched build-$(1)-bpf-baseline \
 # net/vmw_vsock/vsock_bpf.c: series/6.1 is for trees without it).
 sockmap_targets = $(foreach t,$(1),$(if $(wildcard series/$(t)/refuse),,$(t)))
 
+# The cloud flavour (kconfig/flavours/cloud, issue 15): Debian's cloud
+# configuration of the target with the vsock fragments, built and packaged
+# (DEB, RPM, -dbg).  Its build is a full compile of a distribution kernel
+# with debug info (hours cold here: ci/build --estimate), so make check
+# runs only its configuration (tests/cloud_config.sh: Debian's files
+# fetched and checked against their pins, the flavour resolved and diffed
+# against Debian's, a foreign change refused); make check-full and make
+# cloud build and package it, after the guest builds.  Its fetches of
+# Debian's files update the private apt states ci/fetch updates: after
+# every fetch stage.
+define cloud_stages
+$(call stage,cloud-config-$(1),prepare-$(1),tests/cloud_config.sh $(1),$(HEAD) $(foreach t,$(KNOWN),fetch-$(t)))
+$(call stage,build-$(1)-cloud,prepare-$(1),$(NICE) ci/build --tree patched --flavour cloud $(1),$(call cores,build-$(1)-patched build-$(1)-baseline) cloud-config-$(1))
+$(call stage,package-$(1)-cloud,build-$(1)-cloud,$(NICE) ci/package --flavour cloud $(1))
+endef
+cloud_set = build-$(1)-cloud package-$(1)-cloud
+
 # The nested verdicts again with every core busy, as on a shared runner
 # (artefacts apart, in $(RXKIT_OUT)/loaded).
 define loaded_stages
@@ -187,7 +204,7 @@ check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs rootfs-base \
 	loopback-$(1)-debug virtio-$(1)-debug ab-verdict-$(1) \
 	packages-refusals-$(1) packages-rebuild-$(1) errors-build errors-tools \
 	series-$(1) bench-smoke-$(1) static commands shellcheck bench-tools \
-	errors-fetch pipeline
+	errors-fetch pipeline cloud-config-$(1)
 OTHERS := $(filter-out $(TARGET) none,$(or $(RXKIT_CHECK_TARGETS),$(KNOWN)))
 ifeq ($(TIER),run)
 STAGES := $(call run_set,$(TARGET))
@@ -198,7 +215,7 @@ else ifeq ($(TIER),check-full)
 FULL := 1
 STAGES := $(call check_set,$(TARGET)) \
 	nested-$(TARGET)-patched-loaded nested-$(TARGET)-baseline-loaded \
-	$(foreach t,$(call sockmap_targets,$(TARGET)),$(call sockmap_set,$(t))) \
+	$(foreach t,$(call sockmap_targets,$(TARGET)),$(call sockmap_set,$(t))) $(call cloud_set,$(TARGET)) \
 	$(foreach t,$(OTHERS),fetch-$(t) prepare-$(t) series-$(t) $(call kernel_set,$(t))) \
 	$(foreach t,$(call sockmap_targets,$(OTHERS)),$(call sockmap_set,$(t)))
 endif
@@ -234,6 +251,7 @@ $(foreach t,$(KNOWN),$(eval $(call kernel_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call debug_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call loaded_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call sockmap_stages,$(t))))
+$(foreach t,$(KNOWN),$(eval $(call cloud_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call package_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call bench_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call stage,summary-$(t),,ci/summary $(t),$(filter-out summary-$(t) results-json results-table,$(STAGES)))))
