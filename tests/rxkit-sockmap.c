@@ -1246,9 +1246,6 @@ TEST_F_TIMEOUT(quiet, partial_head, 120)
 	read_for(c, &s, 1, rg->buf, 1000);
 	ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
 	check_stream(c, &s, 1, 512);
-	if (c->received != 512)
-		violation(c, "vsock: %u of 512 records, %llu bytes (%u written)",
-			  c->received, (unsigned long long)s.bytes, 512 * REC);
 	ASSERT_EQ(0, map_lookup(rg->ctl_fd, CTL_COUNTS, &counts));
 	printf("# read %llu bytes, %u records; SIOCINQ at the end %d\n",
 	       (unsigned long long)s.bytes, c->received, inq);

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# The cases of the kernel's vsock test programs: their output as KTAP
-# subtests, the per-job skip lists (tests/guest/skip/) and the known
-# defects of a backend (tests/data/backend-defects) that skip a test.
+# The cases of the kernel's vsock test programs and of the kit's harness
+# tests: their output as KTAP subtests, the per-job skip lists
+# (tests/guest/skip/), the known defects of a backend
+# (tests/data/backend-defects) that skip a test and the known kernel
+# defects a sockmap case fails as (tests/data/sockmap-defects: XFAIL).
 # Sourced by tests/lib.sh.
 
 readonly BACKEND_DEFECTS="$RXKIT_TOP/tests/data/backend-defects"
@@ -160,4 +162,77 @@ backend_defect()
 		printf '%s\n' "$why"
 		return 0
 	done < "$BACKEND_DEFECTS"
+}
+
+readonly SOCKMAP_DEFECTS="$RXKIT_TOP/tests/data/sockmap-defects"
+
+# ktap_from_harness LOG: the kselftest harness's KTAP in a job's output as
+# indented subtests (its plan, results and diagnostics).
+ktap_from_harness()
+{
+	tr -d '\r' < "$1" | awk '
+		/^TAP version/ { on = 1; next }
+		on && /^(1\.\.[0-9]+|ok |not ok |# )/ { print "    " $0 }'
+}
+
+# known_defects LOG KTAP TREE [LIST]: KTAP (a job's cases, ktap_from_harness)
+# with each case that failed as a known defect of LIST (default
+# tests/data/sockmap-defects) for TREE says made "ok N CASE # XFAIL
+# REASON": the case printed a "# not as written:" line in LOG (the
+# harness's output) and every such line matches the defect's SIGNATURE.
+# A listed case that passed, or failed otherwise, gets a diagnostic line.
+# False when a listed case never ran (a stale entry) or LIST is malformed.
+known_defects()
+{
+	tr -d '\r' < "$1" | awk -v ktap="$2" -v tree="$3" -v list="${4:-$SOCKMAP_DEFECTS}" '
+		BEGIN {
+			while ((getline l < list) > 0) {
+				if (l ~ /^#/ || l !~ /[^ \t]/) continue
+				if (split(l, f, "\t") != 4) {
+					printf "    # %s: not CASE<TAB>TREES<TAB>SIGNATURE<TAB>REASON: %s\n", list, l
+					bad = 1
+					continue
+				}
+				if (!index("," f[2] ",", "," tree ",")) continue
+				sig[f[1]] = f[3]
+				why[f[1]] = f[4]
+			}
+			close(list)
+		}
+		/^#  RUN / {
+			c = $0
+			sub(/^#  RUN +/, "", c)
+			sub(/ \.\.\.$/, "", c)
+			ran[c] = 1
+			next
+		}
+		/^# not as written: / && c != "" {
+			v[c]++
+			t = substr($0, 19)
+			if ((c in sig) && t ~ sig[c]) m[c]++
+		}
+		END {
+			while ((getline l < ktap) > 0) {
+				name = l
+				if (sub(/^    not ok [0-9]+ /, "", name) && (name in sig)) {
+					if (v[name] && m[name] == v[name]) {
+						sub(/^    not ok /, "    ok ", l)
+						print l " # XFAIL " why[name]
+						continue
+					}
+					print l
+					printf "    # %s: failed otherwise than the known defect (%d of its %d violations match)\n", name, m[name], v[name]
+					continue
+				}
+				print l
+				if (sub(/^    ok [0-9]+ /, "", name) && (name in sig))
+					printf "    # %s: the known defect did not show (%s)\n", name, why[name]
+			}
+			for (c in sig)
+				if (!(c in ran)) {
+					printf "    # %s: %s lists it for %s, but no such case ran (stale entry)\n", c, list, tree
+					bad = 1
+				}
+			exit bad
+		}'
 }
