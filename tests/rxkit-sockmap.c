@@ -554,21 +554,24 @@ static void consume(struct check *c, struct side *s, size_t *p, size_t *ri,
 
 /*
  * Side s's bytes from p were written at stream offset at, before o, where
- * the check is: a record out of order (they were in a gap), or bytes again.
+ * the check is: a record out of order (they were in a gap), the bytes just
+ * checked again (as when a partly read skb is handed on whole), or older
+ * bytes again.
  */
 static void out_of_place(struct check *c, const struct side *s, size_t p,
 			 __u64 at, __u64 o, bool in_gap)
 {
 	unsigned long long r = at / REC, last = (o - 1) / REC;
+	__u64 dup = run_len(s, p, at, o, o - at);
 
-	if (in_gap) {
+	if (in_gap)
 		violation(c, "%s: record %llu after record %llu", s->name, r, last);
-		return;
-	}
-	violation(c, "%s: record %llu: bytes %llu-%llu again after byte %llu of record %llu",
-		  s->name, r, at % REC,
-		  at % REC + run_len(s, p, at, o, o - at) - 1,
-		  (o - 1) % REC, last);
+	else if (dup == o - at)
+		violation(c, "%s: offsets %llu-%llu again right after them (record %llu)",
+			  s->name, (unsigned long long)at, (unsigned long long)(o - 1), r);
+	else
+		violation(c, "%s: record %llu bytes %llu-%llu again, after record %llu byte %llu",
+			  s->name, r, at % REC, at % REC + dup - 1, last, (o - 1) % REC);
 }
 
 /*
