@@ -96,13 +96,16 @@ endef
 debug_stages = $(if $(FULL),$(call debug_run,$(1)),$(call debug_skip,$(1)))
 
 # The BPF sockmap hand-off (issue 14) of a target: the bpf flavour
-# (kconfig/flavours/bpf: the guest flavour plus BPF_SYSCALL) of both
-# trees, tests/vsock_sockmap.sh on each (a vsock socket in and out of a
-# sockmap while records flow, over loopback) and their A/B verdict.  The
-# flavour's .config differs from the guest flavour's, so its patched
-# build is a compile of its own (after the guest builds, which more
-# stages wait for); its baseline build is then ccache hits.  make
-# check-full (every target with the vsock sockmap) and make sockmap.
+# (kconfig/flavours/bpf: the guest flavour plus BPF_SYSCALL, BTF and what
+# the BPF selftests' vsock cases need) of both trees, tests/vsock_sockmap.sh
+# on each (a vsock socket in and out of a sockmap while records flow, over
+# loopback and through the virtio device; the kernel's own vsock cases of
+# test_progs) and their A/B verdict.  The flavour's .config differs from
+# the guest flavour's, so its patched build is a compile of its own (after
+# the guest builds, which more stages wait for; cold, with debug info and
+# BTF, about an hour here); its baseline build is then ccache hits.  make
+# check (TARGET), check-full (every target with the vsock sockmap) and
+# make sockmap.
 define sockmap_stages
 $(call stage,build-$(1)-bpf-patched,prepare-$(1),$(NICE) ci/build --tree patched --flavour bpf $(1),$(call cores,build-$(1)-patched build-$(1)-baseline))
 $(call stage,build-$(1)-bpf-baseline,prepare-$(1),$(NICE) ci/build --tree baseline --flavour bpf $(1),build-$(1)-bpf-patched)
@@ -204,7 +207,8 @@ check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs rootfs-base \
 	loopback-$(1)-debug virtio-$(1)-debug ab-verdict-$(1) \
 	packages-refusals-$(1) packages-rebuild-$(1) errors-build errors-tools \
 	series-$(1) bench-smoke-$(1) static commands shellcheck bench-tools \
-	errors-fetch pipeline cloud-config-$(1)
+	errors-fetch pipeline cloud-config-$(1) \
+	$(foreach t,$(call sockmap_targets,$(1)),$(call sockmap_set,$(t)))
 OTHERS := $(filter-out $(TARGET) none,$(or $(RXKIT_CHECK_TARGETS),$(KNOWN)))
 ifeq ($(TIER),run)
 STAGES := $(call run_set,$(TARGET))
@@ -215,7 +219,7 @@ else ifeq ($(TIER),check-full)
 FULL := 1
 STAGES := $(call check_set,$(TARGET)) \
 	nested-$(TARGET)-patched-loaded nested-$(TARGET)-baseline-loaded \
-	$(foreach t,$(call sockmap_targets,$(TARGET)),$(call sockmap_set,$(t))) $(call cloud_set,$(TARGET)) \
+	$(call cloud_set,$(TARGET)) \
 	$(foreach t,$(OTHERS),fetch-$(t) prepare-$(t) series-$(t) $(call kernel_set,$(t))) \
 	$(foreach t,$(call sockmap_targets,$(OTHERS)),$(call sockmap_set,$(t)))
 endif
