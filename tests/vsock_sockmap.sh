@@ -17,6 +17,9 @@ readonly GUEST_CID=3
 # sockmap_virtio: the guest's sender connects to host port RELAY_PORT;
 # rxkit-vsock uds-relay joins it to guest port RELAY_LPORT, where S is.
 readonly RELAY_PORT=5300 RELAY_LPORT=5301
+# The jobs of tests/rxkit-sockmap.c: their exit code 1 is a failed case,
+# which handoff_cases judges (guest_verdict).
+readonly HARNESS_JOBS="sockmap_loopback sockmap_virtio"
 readonly TESTS="${RXKIT_SOCKMAP_TESTS:-$ALL_TESTS}"
 # The loop's size in the guest (tests/rxkit-sockmap.c; empty: its own
 # defaults, 12 rounds of 60 ms phases).
