@@ -180,7 +180,8 @@ ktap_from_harness()
 # tests/data/sockmap-defects) for TREE say made "ok N CASE # XFAIL REASONS":
 # the case printed a "# not as written:" line in LOG (the harness's output)
 # and every such line matches the SIGNATURE of an entry whose CASES the
-# case's name matches (REASONS: those entries').  A listed case that
+# case's name matches (REASONS: those entries', each with its TREES in
+# brackets, which tests/ab-verdict reads).  A listed case that
 # passed, or failed otherwise, gets a diagnostic line.  False when an
 # entry matches no case that ran (stale) or LIST is malformed.
 known_defects()
@@ -198,7 +199,7 @@ known_defects()
 				n++
 				cre[n] = "^(" f[1] ")$"
 				sig[n] = f[3]
-				why[n] = f[4]
+				why[n] = f[4] " [" f[2] "]"
 			}
 			close(list)
 		}
