@@ -621,6 +621,9 @@ static void check_stream(struct check *c, struct side *sides, int nsides,
 					if ((__u64)at >= gap[g][0] && (__u64)at < gap[g][1])
 						break;
 				out_of_place(c, s, p[i], at, o, g < ngaps);
+				/* A record out of order did arrive. */
+				if (g < ngaps)
+					gap[g][0] = gap[g][1];
 				goto stop;
 			}
 			if (next < 0 || at < next)
@@ -645,6 +648,8 @@ stop:
 	for (g = 0; g < ngaps; g++) {
 		__u32 r;
 
+		if (gap[g][0] == gap[g][1])
+			continue;
 		for (r = gap[g][0] / REC; r <= (gap[g][1] - 1) / REC; r++)
 			missing(c, r);
 	}
