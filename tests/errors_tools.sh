@@ -95,7 +95,7 @@ test_sockmap_known_defects()
 {
 	local f="$RXKIT_TOP/tests/fixtures/sockmap-cases/job.log" rc=0
 	ktap_from_harness "$f" > "$work/raw"
-	known_defects "$f" "$work/raw" patched > "$work/kd.out" || rc=$?
+	known_defects "$f" "$work/raw" patched 7.3 > "$work/kd.out" || rc=$?
 	sed 's/^/#   /' "$work/kd.out"
 	[ "$rc" = 0 ] &&
 	grep -q '^    ok 2 handoff.partial_head.loop # XFAIL upstream: .* \[baseline,patched\]$' "$work/kd.out" &&
@@ -104,12 +104,12 @@ test_sockmap_known_defects()
 	grep -q '^    # handoff.remove_under_flow.loop: failed otherwise than its known defects (1 of its 2 violations theirs)$' "$work/kd.out" &&
 	grep -q '^    ok 1 handoff.skb_verdict.loop$' "$work/kd.out" ||
 		{ echo "# patched: not the XFAILs expected (exit $rc)"; return "$KSFT_FAIL"; }
-	known_defects "$f" "$work/raw" baseline > "$work/kd.out" || rc=$?
+	known_defects "$f" "$work/raw" baseline 7.3 > "$work/kd.out" || rc=$?
 	grep -q '^    not ok 4 quiet.partial_head$' "$work/kd.out" ||
 		{ echo "# baseline: quiet.partial_head (listed for patched only) made XFAIL"; return "$KSFT_FAIL"; }
 	printf 'handoff\\.gone\\.loop\tpatched\tx\ty\n' > "$work/list"
 	rc=0
-	known_defects "$f" "$work/raw" patched "$work/list" > "$work/kd.out" || rc=$?
+	known_defects "$f" "$work/raw" patched 7.3 "$work/list" > "$work/kd.out" || rc=$?
 	[ "$rc" = 1 ] && expect_in "$work/kd.out" 'gone.*matches no case that ran (stale)' \
 		"a stale entry was not refused (exit $rc)" || return "$KSFT_FAIL"
 }

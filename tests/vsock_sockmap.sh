@@ -179,7 +179,7 @@ handoff_cases()
 	ktap_from_harness "$d/job.log" > "$d/cases.raw"
 	if [ "$RUN_KNOWN" = 1 ]; then
 		cp "$d/cases.raw" "$d/cases.ktap"
-	elif ! known_defects "$d/job.log" "$d/cases.raw" "$tree" > "$d/cases.ktap"; then
+	elif ! known_defects "$d/job.log" "$d/cases.raw" "$tree" "$target" > "$d/cases.ktap"; then
 		rc=$KSFT_FAIL
 	fi
 	cat "$d/cases.ktap"

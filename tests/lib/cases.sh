@@ -175,9 +175,10 @@ ktap_from_harness()
 		on && /^(1\.\.[0-9]+|ok |not ok |# )/ { print "    " $0 }'
 }
 
-# known_defects LOG KTAP TREE [LIST]: KTAP (a job's cases, ktap_from_harness)
-# with each case that failed as the known defects of LIST (default
-# tests/data/sockmap-defects) for TREE say made "ok N CASE # XFAIL REASONS":
+# known_defects LOG KTAP TREE TARGET [LIST]: KTAP (a job's cases,
+# ktap_from_harness) with each case that failed as the known defects of
+# LIST (default tests/data/sockmap-defects) for TREE of TARGET (a TREES
+# item TREE, or TREE@TARGET) say made "ok N CASE # XFAIL REASONS":
 # the case printed a "# not as written:" line in LOG (the harness's output)
 # and every such line matches the SIGNATURE of an entry whose CASES the
 # case's name matches (REASONS: those entries', each with its TREES in
@@ -186,7 +187,8 @@ ktap_from_harness()
 # entry matches no case that ran (stale) or LIST is malformed.
 known_defects()
 {
-	tr -d '\r' < "$1" | awk -v ktap="$2" -v tree="$3" -v list="${4:-$SOCKMAP_DEFECTS}" '
+	tr -d '\r' < "$1" | awk -v ktap="$2" -v tree="$3" -v target="$4" \
+		-v list="${5:-$SOCKMAP_DEFECTS}" '
 		BEGIN {
 			while ((getline l < list) > 0) {
 				if (l ~ /^#/ || l !~ /[^ \t]/) continue
@@ -195,7 +197,9 @@ known_defects()
 					bad = 1
 					continue
 				}
-				if (!index("," f[2] ",", "," tree ",")) continue
+				if (!index("," f[2] ",", "," tree ",") &&
+				    !index("," f[2] ",", "," tree "@" target ","))
+					continue
 				n++
 				cre[n] = "^(" f[1] ")$"
 				sig[n] = f[3]
@@ -248,7 +252,7 @@ known_defects()
 			}
 			for (i = 1; i <= n; i++)
 				if (!used[i]) {
-					printf "    # %s: the entry for %s of cases %s matches no case that ran (stale)\n", list, tree, cre[i]
+					printf "    # %s: the entry for %s of %s, cases %s, matches no case that ran (stale)\n", list, tree, target, cre[i]
 					bad = 1
 				}
 			exit bad
