@@ -47,6 +47,20 @@ Environment: RXKIT_PACKAGE_BOOT_TESTS="NAME..." (a subset), RXKIT_VM_TIMEOUT.
 USAGE
 }
 
+# --tree patched and --flavour guest, the only ones, as results_begin's
+# reproducer.sh names them.
+pkg_opt()
+{
+	case "$1" in
+	--tree|--flavour)
+		opt_arg "a value" "$@"
+		case "$1 $2" in
+		"--tree patched"|"--flavour guest") return 2 ;;
+		esac
+		die "$1 $2: only the patched tree's guest flavour is packaged" ;;
+	esac
+	return 0
+}
 pkg_setup RXKIT_PACKAGE_BOOT_TESTS "$@"
 . "$RXKIT_TOP/tests/packages-repo-lib.sh"
 pkg_need_kernel
@@ -58,6 +72,9 @@ pkg_art_clean boot
 art="$art/boot"
 mkdir -p "$art"
 pr="$art/results.log"
+tree=patched flavour=guest
+release=$rel
+accel=$(pick_accel "$kernel" "$(ensure_initramfs "$(src_root "$target")/patched" "$o")" "$art/accel-probe")
 
 vm_state=	# '' (not run yet), ok, or why there is no run
 
@@ -91,10 +108,10 @@ vm_run()
 	: > "$art/serial.log"
 	: > "$pr"
 	t0=$(date +%s)
-	echo "# image $img; job disk $(du -sk "$g" | cut -f1) KiB; VM started (TCG, -smp $GUEST_SMP)"
+	echo "# image $img; job disk $(du -sk "$g" | cut -f1) KiB; VM started ($accel, -smp $GUEST_SMP)"
 	# shellcheck disable=SC2046
 	$QEMU -nodefaults -display none -monitor none -machine q35 \
-		$(qemu_accel_args tcg) -smp "$GUEST_SMP" -m 1024 \
+		$(qemu_accel_args "$accel") -smp "$GUEST_SMP" -m 1024 \
 		-drive "file=$img,format=raw,if=virtio,snapshot=on" \
 		-drive "file=$work/job.raw,format=raw,if=virtio,readonly=on" \
 		-serial "file:$art/serial.log" -serial "file:$pr" \
@@ -224,4 +241,7 @@ test_boot_remove()
 	return "$rc"
 }
 
-pkg_run
+results_begin "$art" packages_boot.sh RXKIT_PACKAGE_BOOT_TESTS RXKIT_VM_TIMEOUT
+{ rc=0; pkg_run || rc=$?; echo "$rc" > "$art/rc"; } | tee "$art/results.ktap"
+results_end vm-image
+exit "$(cat "$art/rc")"
