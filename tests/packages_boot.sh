@@ -148,12 +148,13 @@ boot_block()
 # multi-user.target; says what systemd reports.
 check_boot()
 {
-	local b u
+	local b u m
 	b=$(boot_block "$1")
 	[ -n "$b" ] || { echo "# no boot of step '$1' (protocol: $pr)"; return 1; }
 	u=$(printf '%s\n' "$b" | sed -n 's/^RXKIT: boot [a-z]* //p')
-	printf '%s\n' "$b" | grep -E '^RXKIT: (system|startup|failed-unit) ' | sed 's/^RXKIT: /# /'
-	echo "# step $1: uname -r $u"
+	printf '%s\n' "$b" | grep -E '^RXKIT: (system|failed-unit) ' | sed 's/^RXKIT: /# /'
+	m=$(printf '%s\n' "$b" | sed -n 's/^RXKIT: multi-user-us \([0-9]*\)$/\1/p')
+	echo "# step $1: uname -r $u; multi-user.target reached ${m:+$((m / 1000000)) s after the kernel started}"
 	case "$2" in
 	debian) case "$u" in *-cloud-amd64) ;; *) echo "# not Debian's cloud kernel"; return 1 ;; esac ;;
 	*) [ "$u" = "$2" ] || { echo "# not $2"; return 1; } ;;
