@@ -29,6 +29,9 @@ readonly TESTS="${RXKIT_PACKAGE_BOOT_TESTS:-$ALL_TESTS}"
 # The three boots and their jobs under TCG.
 readonly VM_TIMEOUT=${RXKIT_VM_TIMEOUT:-1200}
 readonly VSOCK_JOBS="vsock_diag_test_loopback vsock_test_loopback"
+# Console lines of a boot that cannot go on (stop the VM there).
+readonly VM_STUCK='Kernel panic|^\(initramfs\) |Dropping to a shell'
+
 
 usage()
 {
@@ -82,7 +85,7 @@ vm_state=	# '' (not run yet), ok, or why there is no run
 # repository, SKIP_REASON says why).
 vm_run()
 {
-	local img i g t0 pid rc=0 ticks=0
+	local img i g t0 pid rc=0
 	case "$vm_state" in
 	ok) return "$KSFT_PASS" ;;
 	?*) echo "# $vm_state"; return "$KSFT_FAIL" ;;
@@ -117,20 +120,28 @@ vm_run()
 		-serial "file:$art/serial.log" -serial "file:$pr" \
 		> "$art/qemu.log" 2>&1 &
 	pid=$!
+	# Until the guest powers off; a kernel that cannot go on (a panic,
+	# initramfs-tools' rescue shell) stops the run at once.
 	while kill -0 "$pid" 2>/dev/null; do
-		if [ "$ticks" -ge $((VM_TIMEOUT * 5)) ]; then
+		if [ "$(date +%s)" -ge $((t0 + VM_TIMEOUT)) ]; then
 			rc=3
+		elif tr -d '\r' < "$art/serial.log" | grep -Eq "$VM_STUCK"; then
+			rc=4
+		fi
+		if [ "$rc" != 0 ]; then
 			kill "$pid" 2>/dev/null || true
 			break
 		fi
-		sleep 0.2
-		ticks=$((ticks + 1))
+		sleep 1
 	done
 	wait "$pid" 2>/dev/null || true
 	tr -d '\r' < "$pr" > "$pr.txt"
 	echo "# VM run: $(( $(date +%s) - t0 )) s; boots: $(grep '^RXKIT: boot ' "$pr.txt" | cut -d' ' -f3- | paste -sd, -)"
 	vm_state=ok
-	[ "$rc" = 0 ] || echo "# the VM overran ${VM_TIMEOUT}s and was stopped (console: $art/serial.log)"
+	case "$rc" in
+	3) echo "# the VM overran ${VM_TIMEOUT}s and was stopped (console: $art/serial.log)" ;;
+	4) echo "# the guest's kernel could not go on: $(tr -d '\r' < "$art/serial.log" | grep -E "$VM_STUCK" | head -n 1)" ;;
+	esac
 	grep -q '^RXKIT: done' "$pr.txt" || {
 		echo "# the guest did not finish its steps; console's end:"
 		tr -d '\r' < "$art/serial.log" | tail -n 15 | sed 's/^/#   /'
@@ -232,6 +243,7 @@ test_boot_remove()
 	local rc=0 b
 	vm_run || return $?
 	b=$(boot_block patched)
+	[ -n "$b" ] || { echo "# no boot of the patched kernel"; return 1; }
 	apt_ok patched || return 1
 	printf '%s\n' "$b" | grep -qx "RXKIT: removed /boot/vmlinuz-$rel" ||
 		{ echo "# /boot/vmlinuz-$rel is still there"; rc=1; }
