@@ -144,7 +144,7 @@ vm_run()
 	esac
 	grep -q '^RXKIT: done' "$pr.txt" || {
 		echo "# the guest did not finish its steps; console's end:"
-		tr -d '\r' < "$art/serial.log" | tail -n 15 | sed 's/^/#   /'
+		tr -d '\r' < "$art/serial.log" | tail -n 15 | awk '{ print "#   " $0 }'
 	}
 }
 
