@@ -6,7 +6,8 @@
 # variant: priority required and important; tests/mkrootfs --base, cached)
 # gets a copy of the kit's tracked files, then runs, chrooted in a private
 # mount namespace: ci/deps, ci/fetch, ci/prepare, ci/build of the patched
-# tree, the test initramfs and one guest boot, and ci/package with its lint.
+# tree, the test initramfs and one guest boot, ci/package with its lint, and
+# ci/repo (the signed repositories, with a key made there).
 # Only the kit's ccache is shared with this machine (bind-mounted), so the
 # compiles are ccache hits of the kernels make check built before; apt's
 # downloaded packages are kept between runs (RXKIT_CACHE/cleanroot/archives).
@@ -18,7 +19,7 @@ PROG=cleanroot
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="deps fetch_prepare build boot package"
+readonly ALL_TESTS="deps fetch_prepare build boot package repo"
 readonly TESTS="${RXKIT_CLEANROOT_TESTS:-$ALL_TESTS}"
 # Where the kit, its cache and its output live inside the root.
 readonly IN_KIT=/rxkit
@@ -215,6 +216,15 @@ test_package()
 		[ "$(tail -n 1 "$r/$f" 2>/dev/null)" = "exit 0" ] || return "$KSFT_FAIL"
 	done
 	publish_packages "$r"
+}
+
+# ci/repo publishes the root's packages with a key it makes in the root
+# (it checks every signature with the exported key before it publishes).
+test_repo()
+{
+	earlier_failed && return "$KSFT_SKIP"
+	step repo ci/repo "$target" || return $?
+	grep '^repo: \(generated\|published\)' "$logs/repo.log" | sed 's/^/# /'
 }
 
 # publish_packages ROOT_PACKAGES: the root's source and binary packages

@@ -82,7 +82,7 @@ apt_state()
 		t=$(rootfs "$art/mkrootfs.log") || return 1
 		tar -xOf "$t" ./var/lib/dpkg/status > "$work/dpkg-status" || return 1
 	fi
-	mkdir -p "$a/etc/sources.list.d" "$a/state/lists/partial" "$a/cache/archives/partial"
+	mkdir -p "$a/etc/sources.list.d" "$a/etc/preferences.d" "$a/state/lists/partial" "$a/cache/archives/partial"
 	sed -e "s|REPO_URI|copy:$2|" -e "s|^Signed-By: .*|Signed-By: $3|" \
 		"$RXKIT_OUT/repo/vsock-rxkit.sources" > "$a/etc/sources.list.d/vsock-rxkit.sources"
 	printf '%s\n' "$a"
@@ -183,14 +183,13 @@ refused()
 	[ "$bad" = 0 ] || { tail -n 15 "$l" | sed 's/^/#   /'; return 1; }
 }
 
-# expect_die PATTERN ci/repo ARG...: ci/repo (with another key's
-# GNUPGHOME and RXKIT_OUT, the packages of this one) fails with
-# "repo: error: PATTERN".
+# expect_die OUT PATTERN ci/repo ARG...: ci/repo (with another key's
+# GNUPGHOME, RXKIT_OUT=OUT) fails with "repo: error: PATTERN".
 expect_die()
 {
-	local p="$1" c="$2" l="$art/ci-repo-error.log" rc=0
-	shift 2
-	GNUPGHOME="$work/other-gnupg" RXKIT_OUT="$work/out-keyring" "$RXKIT_TOP/$c" "$@" > "$l" 2>&1 || rc=$?
+	local o="$1" p="$2" c="$3" l="$art/ci-repo-error.log" rc=0
+	shift 3
+	GNUPGHOME="$work/other-gnupg" RXKIT_OUT="$o" "$RXKIT_TOP/$c" "$@" > "$l" 2>&1 || rc=$?
 	if [ "$rc" != 0 ] && grep -q "^repo: error: .*$p" "$l"; then
 		echo "# $c $*: refused: $(grep '^repo: error: ' "$l")"
 		return 0

@@ -49,6 +49,7 @@ pkg_setup RXKIT_PACKAGE_REPO_TESTS "$@"
 pkg_need_kernel
 pkg_need_root
 need gpg gpg
+need gpg-agent gpg-agent
 need gpgv gpgv
 need apt-get apt
 need dnf dnf
@@ -68,7 +69,7 @@ test_repo_publish()
 	for f in deb/dists/vsock-rxkit/InRelease deb/dists/vsock-rxkit/Release.gpg \
 		 deb/dists/vsock-rxkit/main/binary-amd64/Packages.xz rpm/repodata/repomd.xml.asc \
 		 vsock-rxkit-archive-keyring.gpg vsock-rxkit-archive-key.asc \
-		 vsock-rxkit.sources vsock-rxkit.repo; do
+		 vsock-rxkit.sources vsock-rxkit.repo INSTALL; do
 		[ -s "$r/$f" ] || { echo "# $f missing"; rc=1; }
 	done
 	# Each signature with the published key alone.
@@ -95,9 +96,10 @@ test_repo_publish()
 		*) echo "# ${f##*/} is not signed by $fpr"; rc=1 ;;
 		esac
 	done
-	if ! grep -q "^  apt-get update && apt-get install linux-image-$rel\$" "$art/ci-repo.log" ||
-	   ! grep -q "^  dnf install $rpm_name\$" "$art/ci-repo.log"; then
-		echo "# ci/repo did not print the install lines of linux-image-$rel and $rpm_name"
+	if ! grep -q "^  apt-get update && apt-get install linux-image-$rel\$" "$r/INSTALL" ||
+	   ! grep -q "^  dnf install $rpm_name\$" "$r/INSTALL" ||
+	   ! grep -q "^key: $fpr " "$r/INSTALL"; then
+		echo "# INSTALL lacks the install lines of linux-image-$rel and $rpm_name, or the key"
 		rc=1
 	fi
 	return "$rc"
@@ -121,19 +123,24 @@ test_apt_install()
 	[ "$v" = "$rel-1" ] || { echo "# apt would not install linux-image-$rel $rel-1 from vsock-rxkit"; return 1; }
 	apt_in "$a" install -y --download-only "linux-image-$rel" "linux-headers-$rel" \
 		> "$art/apt-download.log" 2>&1 || { tail -n 20 "$art/apt-download.log" | sed 's/^/# /'; return 1; }
+	if grep -q '^[WE]:' "$art/apt-download.log"; then
+		grep '^[WE]:' "$art/apt-download.log" | sed 's/^/# /'
+		return 1
+	fi
 	cmp "$deb" "$a/cache/archives/${deb##*/}" && cmp "$hdeb" "$a/cache/archives/${hdeb##*/}" || return 1
 	echo "# downloaded, hashes checked against the signed index: ${deb##*/} ${hdeb##*/}"
 }
 
 # A tampered InRelease (its signed text altered), then a tampered .deb in
-# the pool of a copy of the repository.
+# the pool of a copy of the repository (its index, the kernel's .deb).
 test_apt_tampered()
 {
 	local c a f
 	need_repo || return $?
 	c="$work/apt-tampered"
-	mkdir -p "$c"
-	cp -R "$RXKIT_OUT/repo/deb" "$c/"
+	mkdir -p "$c/deb/pool/main"
+	cp -R "$RXKIT_OUT/repo/deb/dists" "$c/deb/"
+	cp "$RXKIT_OUT/repo/deb/pool/main/${deb##*/}" "$c/deb/pool/main/"
 	sed -i 's/^Label: vsock-rxkit$/Label: vsock-rxkix/' "$c/deb/dists/vsock-rxkit/InRelease"
 	a=$(apt_state tampered "$c" "$RXKIT_OUT/repo/vsock-rxkit-archive-keyring.gpg") || return 1
 	refused apt_badsig "$art/apt-badsig.log" apt_in "$a" update || return 1
@@ -172,7 +179,7 @@ test_dnf_install()
 }
 
 # The kernel package with bytes of its payload changed, in a copy of the
-# repository: its index untouched (dnf's checksum), then indexed anew
+# repository (its index, the kernel package): the index untouched (dnf's checksum), then indexed anew
 # without a signature (repo_gpgcheck) and with repo_gpgcheck off
 # (gpgcheck: the package's own signature; rpm -K says which digest).
 test_dnf_tampered()
@@ -181,7 +188,8 @@ test_dnf_tampered()
 	need_repo || return $?
 	c="$work/dnf-tampered"
 	k="$RXKIT_OUT/repo/vsock-rxkit-archive-key.asc"
-	cp -R "$RXKIT_OUT/repo/rpm" "$c"
+	mkdir -p "$c"
+	cp -R "$RXKIT_OUT/repo/rpm/repodata" "$RXKIT_OUT/repo/rpm/${rpmf##*/}" "$c/"
 	f="$c/${rpmf##*/}"
 	flip "$f"
 	d=$(dnf_root tampered "$c" "$k" 1) || return 1
@@ -226,7 +234,8 @@ test_dnf_wrong_key()
 
 # ci/repo --keyring FILE and --key KEYID sign with that key (into their
 # own RXKIT_OUT, the kernel packages of this one); a key that is not there,
-# a keyring with no secret key are refused.
+# a keyring with no secret key, both options at once and a target without
+# packages are refused.
 test_repo_keys()
 {
 	local rc=0 o how
@@ -251,8 +260,11 @@ test_repo_keys()
 		fi
 		echo "# ci/repo --$how: InRelease and the RPMs signed by $other_fpr, which it exports"
 	done
-	expect_die "--key $fpr0: no such secret key" ci/repo --key "$fpr0" "$target" || rc=1
-	expect_die "holds no secret key" ci/repo --keyring "$work/other.gpg" "$target" || rc=1
+	o="$work/out-keyring"
+	expect_die "$o" "--key $fpr0: no such secret key" ci/repo --key "$fpr0" "$target" || rc=1
+	expect_die "$o" "holds no secret key" ci/repo --keyring "$work/other.gpg" "$target" || rc=1
+	expect_die "$o" "exclude each other" ci/repo --key "$other_fpr" --keyring "$work/other.sec" "$target" || rc=1
+	expect_die "$work/out-empty" "no packages of $target in " ci/repo "$target" || rc=1
 	return "$rc"
 }
 

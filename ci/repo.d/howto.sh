@@ -1,8 +1,8 @@
 # shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0
-# ci/repo.d/howto.sh, sourced by ci/repo: the lines a user types to add the
-# repository and install the kernel, on Debian and on an RPM system.
-# Reads repo, uri, fpr.
+# ci/repo.d/howto.sh, sourced by ci/repo: the INSTALL file of the
+# repository, the lines a user types to add it and install the kernel, on
+# Debian and on an RPM system.  Reads uri, fpr.
 # shellcheck disable=SC2154
 
 # howto_names GLOB: the package names of the kernels in the repository
@@ -23,27 +23,30 @@ howto_names()
 	done | sort -u
 }
 
+# howto DIR: the INSTALL text of the repository in DIR.
 howto()
 {
 	local u="${uri:-REPO_URI}" d r
-	d=$(howto_names "$repo/deb/pool/main/linux-image-*.deb" | tr '\n' ' ')
-	r=$(howto_names "$repo/rpm/*.rpm" | tr '\n' ' ')
-	echo "repo: published $repo, signed with the key $fpr"
+	d=$(howto_names "$1/deb/pool/main/linux-image-*.deb" | tr '\n' ' ')
+	r=$(howto_names "$1/rpm/*.rpm" | tr '\n' ' ')
+	echo "vsock-rxkit: kernels with the series \"vsock/virtio: reduce RX per-packet socket overhead\""
+	echo "key: $fpr (gpg --show-keys vsock-rxkit-archive-key.asc shows it)"
 	if [ -n "$uri" ]; then
-		echo "repo: users reach it as $u"
+		echo "address: $u"
 	else
-		echo "repo: serve it (a web server, file://) and replace REPO_URI below and in"
-		echo "repo: vsock-rxkit.sources and vsock-rxkit.repo by its address (or: ci/repo --uri URI)"
+		echo "address: replace REPO_URI below and in vsock-rxkit.sources and vsock-rxkit.repo"
+		echo "by the address of this folder (or publish it with ci/repo --uri URI)"
 	fi
 	cat <<HOWTO
-repo: on Debian 12 or later, as root:
+
+Debian 12 or later, as root:
   curl -fsSLo /usr/share/keyrings/vsock-rxkit-archive-keyring.gpg $u/vsock-rxkit-archive-keyring.gpg
   curl -fsSLo /etc/apt/sources.list.d/vsock-rxkit.sources $u/vsock-rxkit.sources
   apt-get update && apt-get install ${d% }
-repo: on an RPM system with dnf, as root:
+
+An RPM system with dnf, as root:
   rpm --import $u/vsock-rxkit-archive-key.asc
   curl -fsSLo /etc/yum.repos.d/vsock-rxkit.repo $u/vsock-rxkit.repo
   dnf install ${r% }
-repo: the key's fingerprint (gpg --show-keys vsock-rxkit-archive-key.asc) must be $fpr
 HOWTO
 }
