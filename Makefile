@@ -35,11 +35,14 @@ one.bench-slow := $(call bench_builds,$(TARGET)) bench-slow-$(TARGET)
 one.bench-smoke := $(call bench_builds,$(TARGET)) bench-smoke-$(TARGET)
 one.debug := build-$(TARGET)-debug loopback-$(TARGET)-debug virtio-$(TARGET)-debug
 one.sockmap := $(call sockmap_set,$(TARGET))
+one.cloud := cloud-config-$(TARGET) $(call cloud_set,$(TARGET))
+# Printed before the stages start: how long the cloud build should take.
+pre.cloud := ci/build --estimate --flavour cloud $(TARGET)
 full.debug := FULL=1
 full.packages := FULL=1
 ONE := $(patsubst one.%,%,$(filter one.%,$(.VARIABLES)))
 
-.PHONY: all help run check check-full deps stages plan clean $(ONE)
+.PHONY: all help run check check-full deps stages plan pipeline clean $(ONE)
 
 all: help
 
@@ -50,6 +53,9 @@ help:
 	@echo 'make check-full  make check plus the debug flavour, the kernels and guest suites of'
 	@echo '                 every other target, the loaded nested suites, the -dbg and clean-root builds'
 	@echo 'make plan        the plan: every stage, what it needs and waits for, its last duration'
+	@echo 'make pipeline    the check-full graph as the GitLab pipeline (.gitlab-ci.yml, ci/gitlab),'
+	@echo '                 run here by gitlab-ci-local: its estimate first, then every job'
+	@echo '                 (hours on 2 cores; PIPELINE_JOBS="JOB...": those jobs alone)'
 	@echo 'make $(ONE)'
 	@echo '                 those stages alone (ci/stages.mk says which); make bench: the'
 	@echo '                 benchmark of tests/bench.sh (the two kernels, 8 AB/BA pairs); make'
@@ -57,6 +63,8 @@ help:
 	@echo '                 the slow-reader scenario of tests/bench_slow.sh (in make bench)'
 	@echo '                 make sockmap: the bpf flavour and tests/vsock_sockmap.sh (in check-full)'
 	@echo '                 make repo: the packages as a signed apt and dnf repository (ci/repo)'
+	@echo '                 make cloud: the cloud flavour (Debian'"'"'s cloud configuration + vsock)'
+	@echo '                 built and packaged in out/TARGET/cloud/ (in check-full; hours cold)'
 	@echo 'TARGET=$(TARGET) ($(KNOWN)), JOBS=$(JOBS), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
 	@echo 'RXKIT_CHECK_TARGETS="6.1 6.12 6.18" (default: all; none): the other targets of make check'
 
@@ -78,6 +86,7 @@ run check check-full: deps
 	@tests/check --since $(R)/.started $(R)
 
 $(ONE): deps
+	$(pre.$@)
 	rm -f $(one.$@:%=$(R)/%.json)
 	@mkdir -p $(R) && touch $(R)/.started
 	+@$(MAKE) --no-print-directory -k -j$(JOBS) $(full.$@) STAGES='$(one.$@)' $(one.$@:%=$(R)/%.json)
@@ -86,6 +95,18 @@ $(ONE): deps
 # The plan of a tier as a table, without running anything.
 plan:
 	@$(MAKE) --no-print-directory -n -B TIER=$(TIER) stages | tests/check --plan
+
+# The GitLab pipeline (ci/gitlab writes .gitlab-ci.yml from the graph of
+# check-full) on this machine through gitlab-ci-local's shell executor,
+# JOBS jobs at a time: the plan and the wall-time estimate first, the
+# report of the records last (gitlab-ci-local's exit is not the verdict).
+pipeline: deps
+	ci/gitlab --check
+	ci/gitlab --estimate
+	rm -f $(if $(PIPELINE_JOBS),$(PIPELINE_JOBS:%=$(R)/%.json),$(R)/*.json)
+	@mkdir -p $(R) && touch $(R)/.started
+	-ci/gitlab --run --concurrency $(JOBS) $(PIPELINE_JOBS)
+	@tests/check --since $(R)/.started $(R)
 
 clean:
 	rm -rf out

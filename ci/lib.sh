@@ -201,10 +201,16 @@ kbuild_env()
 # memory are available (tests/packages.sh 7.3 held 4.2 GB at its peak), else
 # RXKIT_CACHE/pkg-tmp.  The folder name ends up in the headers packages'
 # host tools: callers that compare two builds pin it (tests/packages_build.sh).
+# pkg_tmp disk: the cache's folder in any case (a flavour with debug info:
+# two such build folders side by side do not fit in memory).
 pkg_tmp()
 {
 	if [ "${RXKIT_PKG_TMP:-auto}" != auto ]; then
 		printf '%s\n' "$RXKIT_PKG_TMP"
+		return 0
+	fi
+	if [ "${1:-}" = disk ]; then
+		printf '%s/pkg-tmp\n' "$RXKIT_CACHE"
 		return 0
 	fi
 	local shm= mem=

@@ -23,12 +23,19 @@ NICE_SERIES := nice -n 15
 # for the plan (make -n).
 -include $(RXKIT_OUT)/stage-times.mk
 
+# $(call cores,STAGES): AFTER edges that only give the cores to the stages
+# more wait for, on one machine (HEAD's, the debug and bpf builds after the
+# guest builds).  Empty when make is asked with CORES= (ci/gitlab: jobs
+# on runners of their own take no cores from each other).
+CORES := 1
+cores = $(if $(CORES),$(1))
+
 # The head of the longest chain (build, packages, their suites): the
 # stages that need nothing of it still start after it, so that it gets
 # the cores first.  make -j starts the stages in the order of the tier's
 # list as they become ready (ready at once: all of them before any that
 # is ready later).
-HEAD := build-$(TARGET)-patched
+HEAD := $(call cores,build-$(TARGET)-patched)
 
 # $(call stage,NAME,NEEDS,COMMAND[,AFTER])
 define stage
@@ -77,7 +84,7 @@ endef
 # the other stages of make check, which then took over 90 min.
 debug_why := the debug flavour is a full compile of its own (40 min cold on 2 cores): make check-full or make debug
 define debug_run
-$(call stage,build-$(1)-debug,prepare-$(1),$(NICE) ci/build --tree patched --flavour debug $(1),build-$(1)-patched)
+$(call stage,build-$(1)-debug,prepare-$(1),$(NICE) ci/build --tree patched --flavour debug $(1),$(call cores,build-$(1)-patched))
 $(call stage,loopback-$(1)-debug,build-$(1)-debug,tests/vsock_loopback.sh --tree patched --flavour debug $(1))
 $(call stage,virtio-$(1)-debug,build-$(1)-debug,env RXKIT_VHOST_USER_H2G_BYTES=32M RXKIT_VHOST_USER_H2G_STREAM_BYTES=8M tests/vsock_vhost_user.sh --tree patched --flavour debug $(1))
 endef
@@ -89,15 +96,18 @@ endef
 debug_stages = $(if $(FULL),$(call debug_run,$(1)),$(call debug_skip,$(1)))
 
 # The BPF sockmap hand-off (issue 14) of a target: the bpf flavour
-# (kconfig/flavours/bpf: the guest flavour plus BPF_SYSCALL) of both
-# trees, tests/vsock_sockmap.sh on each (a vsock socket in and out of a
-# sockmap while records flow, over loopback) and their A/B verdict.  The
-# flavour's .config differs from the guest flavour's, so its patched
-# build is a compile of its own (after the guest builds, which more
-# stages wait for); its baseline build is then ccache hits.  make
-# check-full (TARGET) and make sockmap.
+# (kconfig/flavours/bpf: the guest flavour plus BPF_SYSCALL, BTF and what
+# the BPF selftests' vsock cases need) of both trees, tests/vsock_sockmap.sh
+# on each (a vsock socket in and out of a sockmap while records flow, over
+# loopback and through the virtio device; the kernel's own vsock cases of
+# test_progs) and their A/B verdict.  The flavour's .config differs from
+# the guest flavour's, so its patched build is a compile of its own (after
+# the guest builds, which more stages wait for; cold, with debug info and
+# BTF, about an hour here); its baseline build is then ccache hits.  make
+# check (TARGET), check-full (every target with the vsock sockmap) and
+# make sockmap.
 define sockmap_stages
-$(call stage,build-$(1)-bpf-patched,prepare-$(1),$(NICE) ci/build --tree patched --flavour bpf $(1),build-$(1)-patched build-$(1)-baseline)
+$(call stage,build-$(1)-bpf-patched,prepare-$(1),$(NICE) ci/build --tree patched --flavour bpf $(1),$(call cores,build-$(1)-patched build-$(1)-baseline))
 $(call stage,build-$(1)-bpf-baseline,prepare-$(1),$(NICE) ci/build --tree baseline --flavour bpf $(1),build-$(1)-bpf-patched)
 $(call stage,sockmap-$(1)-patched,build-$(1)-bpf-patched,tests/vsock_sockmap.sh --tree patched $(1))
 $(call stage,sockmap-$(1)-baseline,build-$(1)-bpf-baseline,tests/vsock_sockmap.sh --tree baseline $(1))
@@ -105,6 +115,27 @@ $(call stage,ab-verdict-$(1)-bpf,build-$(1)-bpf-patched build-$(1)-bpf-baseline,
 endef
 sockmap_set = build-$(1)-bpf-patched build-$(1)-bpf-baseline \
 	sockmap-$(1)-patched sockmap-$(1)-baseline ab-verdict-$(1)-bpf
+# The targets whose line has the vsock sockmap (6.4 and later): those
+# whose series refuses no tree for having it (series/6.1/refuse names
+# net/vmw_vsock/vsock_bpf.c: series/6.1 is for trees without it).
+sockmap_targets = $(foreach t,$(1),$(if $(wildcard series/$(t)/refuse),,$(t)))
+
+# The cloud flavour (kconfig/flavours/cloud, issue 15): Debian's cloud
+# configuration of the target with the vsock fragments, built and packaged
+# (DEB, RPM, -dbg).  Its build is a full compile of a distribution kernel
+# with debug info (hours cold here: ci/build --estimate), so make check
+# runs only its configuration (tests/cloud_config.sh: Debian's files
+# fetched and checked against their pins, the flavour resolved and diffed
+# against Debian's, a foreign change refused); make check-full and make
+# cloud build and package it, after the guest builds.  Its fetches of
+# Debian's files update the private apt states ci/fetch updates: after
+# every fetch stage.
+define cloud_stages
+$(call stage,cloud-config-$(1),prepare-$(1),tests/cloud_config.sh $(1),$(HEAD) $(foreach t,$(KNOWN),fetch-$(t)))
+$(call stage,build-$(1)-cloud,prepare-$(1),$(NICE) ci/build --tree patched --flavour cloud $(1),$(call cores,build-$(1)-patched build-$(1)-baseline) cloud-config-$(1))
+$(call stage,package-$(1)-cloud,build-$(1)-cloud,$(NICE) ci/package --flavour cloud $(1))
+endef
+cloud_set = build-$(1)-cloud package-$(1)-cloud
 
 # The nested verdicts again with every core busy, as on a shared runner
 # (artefacts apart, in $(RXKIT_OUT)/loaded).
@@ -180,7 +211,8 @@ check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs rootfs-base image 
 	loopback-$(1)-debug virtio-$(1)-debug ab-verdict-$(1) \
 	packages-refusals-$(1) packages-rebuild-$(1) errors-build errors-tools \
 	series-$(1) bench-smoke-$(1) static commands shellcheck bench-tools \
-	errors-fetch
+	errors-fetch pipeline cloud-config-$(1) \
+	$(foreach t,$(call sockmap_targets,$(1)),$(call sockmap_set,$(t)))
 OTHERS := $(filter-out $(TARGET) none,$(or $(RXKIT_CHECK_TARGETS),$(KNOWN)))
 ifeq ($(TIER),run)
 STAGES := $(call run_set,$(TARGET))
@@ -191,11 +223,13 @@ else ifeq ($(TIER),check-full)
 FULL := 1
 STAGES := $(call check_set,$(TARGET)) \
 	nested-$(TARGET)-patched-loaded nested-$(TARGET)-baseline-loaded \
-	$(call sockmap_set,$(TARGET)) \
-	$(foreach t,$(OTHERS),fetch-$(t) prepare-$(t) series-$(t) $(call kernel_set,$(t)))
+	$(call cloud_set,$(TARGET)) \
+	$(foreach t,$(OTHERS),fetch-$(t) prepare-$(t) series-$(t) $(call kernel_set,$(t))) \
+	$(foreach t,$(call sockmap_targets,$(OTHERS)),$(call sockmap_set,$(t)))
 endif
-# Every tier ends with the check of every result file it wrote.
-STAGES += results-json
+# Every tier ends with the check of every result file it wrote and their
+# table (target x suite x tree).
+STAGES += results-json results-table
 
 # The stages themselves.
 # The clean root's base beside the first build, not after it: the clean
@@ -215,6 +249,9 @@ $(eval $(call stage,image,rootfs-base,tests/mkimage))
 $(eval $(call stage,static,,tests/static.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t)) $(HEAD)))
 $(eval $(call stage,commands,,tests/commands.sh,$(HEAD)))
 $(eval $(call stage,shellcheck,,tests/shellcheck.sh,$(HEAD)))
+# The GitLab pipeline (ci/gitlab): .gitlab-ci.yml is the graph's, resolves
+# in gitlab-ci-local, and one of its jobs runs there.
+$(eval $(call stage,pipeline,,tests/pipeline.sh,$(HEAD)))
 # The benchmarks' tools on this machine, and the C style (checkpatch of
 # TARGET's tree).
 $(eval $(call stage,bench-tools,,tests/bench_tools.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
@@ -226,7 +263,9 @@ $(foreach t,$(KNOWN),$(eval $(call kernel_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call debug_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call loaded_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call sockmap_stages,$(t))))
+$(foreach t,$(KNOWN),$(eval $(call cloud_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call package_stages,$(t))))
 $(foreach t,$(KNOWN),$(eval $(call bench_stages,$(t))))
-$(foreach t,$(KNOWN),$(eval $(call stage,summary-$(t),,ci/summary $(t),$(filter-out summary-$(t) results-json,$(STAGES)))))
-$(eval $(call stage,results-json,,tests/results validate $(RXKIT_OUT),$(filter-out results-json,$(STAGES))))
+$(foreach t,$(KNOWN),$(eval $(call stage,summary-$(t),,ci/summary $(t),$(filter-out summary-$(t) results-json results-table,$(STAGES)))))
+$(eval $(call stage,results-json,,tests/results validate $(RXKIT_OUT),$(filter-out results-json results-table,$(STAGES))))
+$(eval $(call stage,results-table,,tests/results table $(RXKIT_OUT),$(filter-out results-table,$(STAGES))))

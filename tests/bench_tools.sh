@@ -23,8 +23,8 @@ usage: tests/bench_tools.sh [TARGET]
 The tools of the benchmark suite:
 $(for t in $ALL_TESTS; do echo "  $t"; done)
 checkpatch is TARGET's (default: $RXKIT_TARGET; ci/fetch must have
-fetched it): scripts/checkpatch.pl --strict of tests/bench/*.c and
-tests/rxkit-vsock.c.
+fetched it): scripts/checkpatch.pl --strict of tests/bench/*.c,
+tests/rxkit-vsock.c and tests/rxkit-sockmap.c.
 
 Environment: RXKIT_BENCH_TOOLS_TESTS="NAME..." (a subset of the tests).
 USAGE
@@ -313,7 +313,8 @@ test_checkpatch()
 	cp="$(src_root "$target")/pristine/scripts/checkpatch.pl"
 	[ -f "$cp" ] || { SKIP_REASON="no fetched $target tree for checkpatch.pl (ci/fetch $target)"; return "$KSFT_SKIP"; }
 	need perl perl
-	for f in "$RXKIT_TOP"/tests/bench/*.c "$RXKIT_TOP/tests/rxkit-vsock.c"; do
+	for f in "$RXKIT_TOP"/tests/bench/*.c "$RXKIT_TOP/tests/rxkit-vsock.c" \
+		"$RXKIT_TOP/tests/rxkit-sockmap.c"; do
 		if perl "$cp" --strict --no-tree --no-summary --quiet -f "$f" > "$work/cp" 2>&1; then
 			echo "# ${f#"$RXKIT_TOP"/}: clean"
 		else

@@ -67,9 +67,18 @@ setup_root()
 	for f in /etc/apt/apt.conf.d/*; do
 		[ ! -f "$f" ] || [ -e "$root$f" ] || cp "$f" "$root$f"
 	done
+	# And its TLS trust: the certificate authorities this machine adds to
+	# Debian's (a proxy's, e.g.), which ca-certificates in the root takes
+	# in when ci/deps installs it, for npm (ci/deps: gitlab-ci-local).
+	if [ -d /usr/local/share/ca-certificates ]; then
+		mkdir -p "$root/usr/local/share/ca-certificates"
+		cp -R /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/"
+	fi
 }
 
-# in_root LOG CMD...: CMD in the root, as root, with a plain environment,
+# in_root LOG CMD...: CMD in the root, as root, with a plain environment
+# (node's extra certificate authorities, Debian's bundle of the root,
+# where this machine gives node extra ones),
 # /proc, /sys, /dev, a private /dev/shm and the shared ccache; output to
 # $logs/LOG.  The mounts go with the namespace.  (ccache checks the
 # compiler by its content, kbuild_env of ci/lib.sh: the root's gcc,
@@ -93,6 +102,7 @@ in_root()
 		HOME=/root ${LANG:+LANG=$LANG} ${LC_ALL:+LC_ALL=$LC_ALL} \
 		${LC_CTYPE:+LC_CTYPE=$LC_CTYPE} ${LC_MESSAGES:+LC_MESSAGES=$LC_MESSAGES} \
 		DEBIAN_FRONTEND=noninteractive RXKIT_CACHE="$IN_CACHE" \
+		${NODE_EXTRA_CA_CERTS:+NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt} \
 		RXKIT_OUT="$IN_KIT/out" RXKIT_TARGET="$target" \
 		sh -c 'cd "$0" && exec "$@"' "$IN_KIT" "$@" > "$logs/$log.log" 2>&1
 }

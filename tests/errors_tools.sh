@@ -3,7 +3,9 @@
 # tests/errors_tools.sh: the kit's checking tools find what they are there
 # to find: the A/B verdict a regression, ci/summary stale results, the
 # commands check an unpackaged command, the clean-root test the package a
-# failed stage lacked.  Each runs on self-made input in a private folder;
+# failed stage lacked, ci/gitlab a pipeline that is not the stage graph,
+# tests/mkbpftests a kernel it cannot build the BPF selftests for.  Each
+# runs on self-made input in a private folder;
 # KTAP on stdout.
 set -eu
 PROG=errors_tools
@@ -11,7 +13,7 @@ PROG=errors_tools
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/errors-lib.sh"
 
-readonly ALL_TESTS="ab_regression summary_stale commands_unpackaged cleanroot_scan"
+readonly ALL_TESTS="ab_regression sockmap_known_defects summary_stale commands_unpackaged cleanroot_scan pipeline_refused bpftests_refused"
 readonly TESTS="${RXKIT_ERRORS_TOOLS_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -19,8 +21,8 @@ usage()
 	cat <<USAGE
 usage: tests/errors_tools.sh [TARGET]
 
-Error-path tests of the A/B verdict, ci/summary, tests/commands.sh and
-tests/cleanroot.sh (TARGET, default $RXKIT_TARGET: the kernel summary_stale
+Error-path tests of the A/B verdict, ci/summary, tests/commands.sh,
+tests/cleanroot.sh, ci/gitlab and tests/mkbpftests (TARGET, default $RXKIT_TARGET: the kernel summary_stale
 dates results against):
 $(for t in $ALL_TESTS; do echo "  $t"; done)
 
@@ -42,8 +44,9 @@ ab_json()
 }
 
 # tests/ab-verdict: a case that passes on baseline and fails, skips or is
-# missing patched is a regression; a suite without patched results fails;
-# identical results pass.
+# missing patched is a regression, but for a listed known defect's (xfail:
+# named, not counted); a suite without patched results fails; identical
+# results pass.
 test_ab_regression()
 {
 	local a="$work/ab/7.3" rc=0
@@ -60,11 +63,54 @@ test_ab_regression()
 	grep -q "^REGRESSION s/job: 'case (two)' passes on baseline" "$work/ab.out" &&
 	! grep -q "case three" "$work/ab.out" ||
 		{ echo "# regressions not reported as expected (exit $rc)"; return "$KSFT_FAIL"; }
+	# A known defect's failure on patched (xfail) is named, not counted;
+	# the other case still is.
+	ab_json "$a/patched/s/results.json" '"status": "xfail", "reason": "listed"' '"status": "fail"'
+	rc=0
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
+	sed 's/^/#   /' "$work/ab.out"
+	[ "$rc" = 1 ] &&
+	grep -q "^KNOWN REGRESSION s/job: 'case one' passes on baseline, fails on patched as listed: listed$" "$work/ab.out" &&
+	grep -q "^REGRESSION s/job: 'case (two)'" "$work/ab.out" &&
+	grep -q "^s/job: baseline 2 passed, patched 0 passed, 1 regressions (and 1 known)$" "$work/ab.out" ||
+		{ echo "# a known regression not named apart (exit $rc)"; return "$KSFT_FAIL"; }
+	ab_json "$a/patched/s/results.json" '"status": "xfail", "reason": "listed"' '"status": "pass"'
+	rc=0
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
+	sed 's/^/#   /' "$work/ab.out"
+	[ "$rc" = 0 ] || { echo "# a known regression alone failed the verdict (exit $rc)"; return "$KSFT_FAIL"; }
 	rm -r "$a/patched/s"
 	rc=0
 	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
 	sed 's/^/#   /' "$work/ab.out"
 	[ "$rc" = 1 ] && expect_in "$work/ab.out" '^MISSING s:' "a missing patched suite was not a failure (exit $rc)" || return "$KSFT_FAIL"
+}
+
+# tests/lib/cases.sh known_defects: a sockmap case failing as a listed
+# defect says (every violation line its signature) is XFAIL, on the trees
+# listed only; one failing otherwise stays a failure; an entry naming no
+# case that ran is refused (tests/fixtures/sockmap-cases/job.log).
+test_sockmap_known_defects()
+{
+	local f="$RXKIT_TOP/tests/fixtures/sockmap-cases/job.log" rc=0
+	ktap_from_harness "$f" > "$work/raw"
+	known_defects "$f" "$work/raw" patched > "$work/kd.out" || rc=$?
+	sed 's/^/#   /' "$work/kd.out"
+	[ "$rc" = 0 ] &&
+	grep -q '^    ok 2 handoff.partial_head.loop # XFAIL upstream: ' "$work/kd.out" &&
+	grep -q '^    ok 4 quiet.partial_head # XFAIL the series (patch 5)' "$work/kd.out" &&
+	grep -q '^    not ok 3 handoff.remove_under_flow.loop$' "$work/kd.out" &&
+	grep -q '^    # handoff.remove_under_flow.loop: failed otherwise than its known defects (1 of its 2 violations theirs)$' "$work/kd.out" &&
+	grep -q '^    ok 1 handoff.skb_verdict.loop$' "$work/kd.out" ||
+		{ echo "# patched: not the XFAILs expected (exit $rc)"; return "$KSFT_FAIL"; }
+	known_defects "$f" "$work/raw" baseline > "$work/kd.out" || rc=$?
+	grep -q '^    not ok 4 quiet.partial_head$' "$work/kd.out" ||
+		{ echo "# baseline: quiet.partial_head (listed for patched only) made XFAIL"; return "$KSFT_FAIL"; }
+	printf 'handoff\\.gone\\.loop\tpatched\tx\ty\n' > "$work/list"
+	rc=0
+	known_defects "$f" "$work/raw" patched "$work/list" > "$work/kd.out" || rc=$?
+	[ "$rc" = 1 ] && expect_in "$work/kd.out" 'gone.*matches no case that ran (stale)' \
+		"a stale entry was not refused (exit $rc)" || return "$KSFT_FAIL"
 }
 
 # ci/summary reports results older than the kernel they claim as stale,
@@ -157,6 +203,57 @@ LOG
 			{ echo "# ${tp%%:*} (package ${tp#*:}) not named"; return "$KSFT_FAIL"; }
 	done
 	[ "$(wc -l < "$work/scan.out")" = 7 ] || { echo "# expected 7 missing packages"; return "$KSFT_FAIL"; }
+}
+
+# ci/gitlab refuses a .gitlab-ci.yml that is not what it writes (a job
+# gone), a stage map that puts a stage before one it needs, and (through
+# gitlab-ci-local, when ci/deps installed it) a need that names no job.
+test_pipeline_refused()
+{
+	local g="$RXKIT_TOP/ci/gitlab" y="$work/gitlab-ci.yml"
+	awk '/^results-table:/ { skip = 1 } /^$/ { skip = 0 } !skip' "$RXKIT_TOP/.gitlab-ci.yml" > "$y"
+	expect_fail "$work/stale.err" "^gitlab: error: $y is stale: .*run ci/gitlab" \
+		"$g" --check "$y" || return "$KSFT_FAIL"
+	sed 's/^ab-verdict-\*  *verdict$/ab-verdict-* fetch/' "$RXKIT_TOP/ci/gitlab.stages" > "$work/stages"
+	expect_fail "$work/order.err" "^gitlab: error: stage ab-verdict-[0-9.]+ \(GitLab stage fetch\) needs build-[0-9.]+-patched of the later GitLab stage build$" \
+		env RXKIT_GITLAB_STAGES="$work/stages" "$g" --output "$work/order.yml" || return "$KSFT_FAIL"
+	[ ! -e "$work/order.yml" ] || { echo "# a refused graph left $work/order.yml"; return "$KSFT_FAIL"; }
+	[ -x "$RXKIT_CACHE/npm/node_modules/.bin/gitlab-ci-local" ] || {
+		SKIP_REASON="gitlab-ci-local not installed (ci/deps): the dangling need not checked"
+		return "$KSFT_SKIP"
+	}
+	sed 's/^  needs: \[prepare-7.3\]$/  needs: [prepare-7.3, no-such-job]/' "$RXKIT_TOP/.gitlab-ci.yml" > "$y"
+	grep -q no-such-job "$y" || { echo "# no need to make dangling in .gitlab-ci.yml"; return "$KSFT_FAIL"; }
+	expect_fail "$work/dangling.err" "^gitlab: error: gitlab-ci-local refused $y" \
+		"$g" --validate "$y" || return "$KSFT_FAIL"
+	expect_in "$work/dangling.err" "no-such-job" "gitlab-ci-local's reason (the dangling need) not shown" ||
+		return "$KSFT_FAIL"
+}
+
+# tests/mkbpftests refuses a vmlinux without BTF (and builds nothing), and
+# a tree none of tests/data/bpf-selftests applies to (TARGET's tree with
+# its vsock cases taken out).
+test_bpftests_refused()
+{
+	local m="$RXKIT_TOP/tests/mkbpftests" src= t="$work/bpftree"
+	src="$(src_root "$target")/patched"
+	[ -d "$src/tools/testing/selftests/bpf/prog_tests" ] || {
+		SKIP_REASON="no prepared $target tree (ci/prepare $target)"
+		return "$KSFT_SKIP"
+	}
+	mkdir -p "$work/nobtf"
+	cp /bin/true "$work/nobtf/vmlinux"
+	expect_fail "$work/nobtf.err" "^mkbpftests: error: $work/nobtf/vmlinux has no BTF: build the bpf flavour" \
+		"$m" "$src" "$work/nobtf" || return "$KSFT_FAIL"
+	[ ! -e "$work/nobtf/bpf-selftests" ] || { echo "# a refused build left $work/nobtf/bpf-selftests"; return "$KSFT_FAIL"; }
+	mkdir -p "$t/tools/testing/selftests/bpf/prog_tests"
+	cp "$src/tools/testing/selftests/bpf/Makefile" "$t/tools/testing/selftests/bpf/"
+	echo 'void test_sockmap_basic(void) {}' > "$t/tools/testing/selftests/bpf/prog_tests/sockmap_basic.c"
+	[ -z "$("$m" --cases "$t" "$work/nobtf")" ] || { echo "# a case applies to a tree without vsock cases"; return "$KSFT_FAIL"; }
+	objcopy --add-section .BTF=/dev/null "$work/nobtf/vmlinux" "$work/nobtf/vmlinux.btf" &&
+		mv "$work/nobtf/vmlinux.btf" "$work/nobtf/vmlinux"
+	expect_fail "$work/nocase.err" "^mkbpftests: error: no case of .*/tests/data/bpf-selftests applies to $t" \
+		"$m" "$t" "$work/nobtf" || return "$KSFT_FAIL"
 }
 
 # shellcheck disable=SC2086

@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
 #include <stdio.h>
@@ -80,6 +81,7 @@ static void bad_usage(void)
 		"       rxkit-vsock [OPTIONS] send CID PORT STREAM BYTES CHUNK\n"
 		"       rxkit-vsock [OPTIONS] uds-send PATH PORT STREAMS BYTES CHUNK\n"
 		"       rxkit-vsock [OPTIONS] uds-recv PATH STREAMS BYTES\n"
+		"       rxkit-vsock uds-relay PATH PORT GPORT\n"
 		"\n"
 		"cid       print the local CID (IOCTL_VM_SOCKETS_GET_LOCAL_CID)\n"
 		"recv      AF_VSOCK listener on PORT: check STREAMS streams of\n"
@@ -88,6 +90,9 @@ static void bad_usage(void)
 		"uds-send  STREAMS parallel streams to guest PORT through the\n"
 		"          vhost-device-vsock socket PATH (CONNECT <port>)\n"
 		"uds-recv  Unix listener on PATH (the daemon's PATH_<port>)\n"
+		"uds-relay join each guest connection to host PORT (PATH_PORT)\n"
+		"          to a new one to guest GPORT through PATH, both ways,\n"
+		"          until killed (tests/vsock_sockmap.sh)\n"
 		"BYTES     payload bytes a stream (K, M, G suffixes; below 4 GiB);\n"
 		"          0 for the receiver: the length in the stream header\n"
 		"CHUNK     write size in bytes; 0 cycles through 1 B..256 KiB;\n"
@@ -498,9 +503,11 @@ static void uds_addr(struct sockaddr_un *sa, const char *path)
 	memcpy(sa->sun_path, path, strlen(path) + 1);
 }
 
-/* One host-to-guest stream through the daemon's Unix socket. */
-static int uds_send_one(const char *path, unsigned int port, unsigned int s,
-			unsigned long long bytes, struct chunk_rule chunk)
+/*
+ * A connection to guest PORT through the daemon's Unix socket PATH
+ * ("CONNECT <port>", "OK <n>"); -1 with a result line when refused.
+ */
+static int uds_connect(const char *path, unsigned int port, unsigned int s)
 {
 	struct sockaddr_un sa;
 	char line[64];
@@ -531,11 +538,113 @@ static int uds_send_one(const char *path, unsigned int port, unsigned int s,
 		printf("rxkit-vsock: %s shape=%s stream=%u ", mode, shape, s);
 		printf("CONNECT %u answered '%.*s' result=fail\n",
 		       port, (int)strcspn(line, "\n"), line);
-		return 1;
+		close(fd);
+		return -1;
 	}
+	return fd;
+}
+
+/* One host-to-guest stream through the daemon's Unix socket. */
+static int uds_send_one(const char *path, unsigned int port, unsigned int s,
+			unsigned long long bytes, struct chunk_rule chunk)
+{
+	int fd = uds_connect(path, port, s);
+
+	if (fd < 0)
+		return 1;
 	send_stream(fd, s, bytes, chunk);
 	close(fd);
 	return 0;
+}
+
+/*
+ * Copy A to B and B to A until both ends sent EOF (passing each EOF on as
+ * a shutdown); 0, or 1 when a side failed.
+ */
+static int relay_pair(int a, int b)
+{
+	struct pollfd p[2] = { { .fd = a }, { .fd = b } };
+	bool open_in[2] = { true, true };
+
+	while (open_in[0] || open_in[1]) {
+		int i;
+
+		p[0].events = open_in[0] ? POLLIN : 0;
+		p[1].events = open_in[1] ? POLLIN : 0;
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		for (i = 0; i < 2; i++) {
+			ssize_t n;
+
+			if (!open_in[i] || !p[i].revents)
+				continue;
+			n = read(p[i].fd, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				open_in[i] = false;
+				shutdown(p[!i].fd, SHUT_WR);
+				if (n < 0)
+					return 1;
+				continue;
+			}
+			write_all(p[!i].fd, buf, n);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Guest-to-guest through the host: every connection the guest makes to
+ * host port PORT (the daemon's PATH_<PORT>) is joined to a new connection
+ * to guest port GPORT, both ways, each in a child, until killed.
+ */
+static int cmd_uds_relay(const char *path, unsigned int port,
+			 unsigned int gport)
+{
+	struct sockaddr_un sa;
+	char lpath[128];
+	unsigned int n = 0;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		die("socket(AF_UNIX)");
+	snprintf(lpath, sizeof(lpath), "%s_%u", path, port);
+	uds_addr(&sa, lpath);
+	unlink(lpath);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		die(lpath);
+	if (listen(fd, 8))
+		die("listen");
+	alarm(0);
+	printf("RXKIT: ready relay %s -> guest port %u\n", lpath, gport);
+	for (;;) {
+		int in = accept(fd, NULL, NULL), out;
+		pid_t pid;
+
+		if (in < 0) {
+			if (errno == EINTR)
+				continue;
+			die("accept");
+		}
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			close(fd);
+			out = uds_connect(path, gport, n);
+			if (out < 0)
+				exit(1);
+			exit(relay_pair(in, out));
+		}
+		close(in);
+		printf("rxkit-vsock: relay connection %u\n", n++);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
 }
 
 static int cmd_uds_send(const char *path, unsigned int port,
@@ -630,6 +739,9 @@ int main(int argc, char **argv)
 		return cmd_uds_send(argv[1], parse_num(argv[2]),
 				    parse_num(argv[3]), parse_num(argv[4]),
 				    parse_chunk(argv[5]));
+	if (!strcmp(mode, "uds-relay") && argc == 4)
+		return cmd_uds_relay(argv[1], parse_num(argv[2]),
+				     parse_num(argv[3]));
 	if (!strcmp(mode, "uds-recv") && argc == 4)
 		return cmd_uds_recv(argv[1], parse_num(argv[2]),
 				    parse_num(argv[3]));

@@ -1,20 +1,32 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # tests/vsock_sockmap.sh: a vsock stream socket handed to a BPF sockmap and
-# back while records flow, over the loopback transport in a QEMU guest of
-# a kit-built kernel (tests/rxkit-sockmap.c: issue 14's hand-off test).
+# back while records flow, over the loopback transport and through the
+# host's virtio device in a QEMU guest of a kit-built kernel
+# (tests/rxkit-sockmap.c: issue 14's hand-off test), and the vsock cases
+# of the kernel's own BPF selftests.
 # KTAP on stdout; exit 0 (all passed or skipped), 1 (a failure).
 set -eu
 PROG=vsock_sockmap
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
+. "$RXKIT_TOP/tests/lib/vhost_user.sh"
 
-readonly ALL_TESTS="checkpatch sockmap_loopback"
+readonly ALL_TESTS="checkpatch sockmap_loopback sockmap_virtio bpf_selftests"
+readonly GUEST_CID=3
+# sockmap_virtio: the guest's sender connects to host port RELAY_PORT;
+# rxkit-vsock uds-relay joins it to guest port RELAY_LPORT, where S is.
+readonly RELAY_PORT=5300 RELAY_LPORT=5301
+# The jobs of tests/rxkit-sockmap.c: their exit code 1 is a failed case,
+# which handoff_cases judges (guest_verdict).
+readonly HARNESS_JOBS="sockmap_loopback sockmap_virtio"
 readonly TESTS="${RXKIT_SOCKMAP_TESTS:-$ALL_TESTS}"
 # The loop's size in the guest (tests/rxkit-sockmap.c; empty: its own
 # defaults, 12 rounds of 60 ms phases).
 readonly ROUNDS="${RXKIT_SOCKMAP_ROUNDS:-}"
 readonly PHASE_MS="${RXKIT_SOCKMAP_MS:-}"
+# 1: a known defect's failure stays a failure (tests/data/sockmap-defects).
+readonly RUN_KNOWN="${RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS:-0}"
 
 usage()
 {
@@ -26,11 +38,20 @@ with FLAVOUR (default: bpf, kconfig/flavours/bpf) and run:
   checkpatch        scripts/checkpatch.pl --strict of tests/rxkit-sockmap.c
   sockmap_loopback  tests/rxkit-sockmap.c over the loopback transport (its
                     cases as subtests; SKIP when the kernel has no BPF_SYSCALL)
+  sockmap_virtio    the same through the host: the sender's records go out
+                    over the virtio device (vhost-device-vsock) and come
+                    back in through rxkit-vsock uds-relay, so S gets them
+                    from the RX worker's batches (SKIP without the daemon)
+  bpf_selftests     the vsock cases of the kernel's own BPF selftests
+                    (test_progs of the tree, tests/mkbpftests; the cases:
+                    tests/data/bpf-selftests), each a subtest
 Artefacts (serial logs, protocol logs, KTAP, results.json, reproducer.sh):
 \$RXKIT_OUT/TARGET/TREE-FLAVOUR/sockmap/ (TREE/ for the guest flavour)
 Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT,
   RXKIT_SOCKMAP_TESTS="NAME..." (a subset of the tests above),
-  RXKIT_SOCKMAP_ROUNDS, RXKIT_SOCKMAP_MS (the loop's rounds and phase length).
+  RXKIT_SOCKMAP_ROUNDS, RXKIT_SOCKMAP_MS (the loop's rounds and phase length),
+  RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS=1 (a case failing as a known defect of
+  tests/data/sockmap-defects says is a failure, not XFAIL).
 USAGE
 }
 
@@ -49,12 +70,32 @@ mkdir -p "$art"
 bpf_missing=
 grep -q '^CONFIG_BPF_SYSCALL=y' "$o/.config" ||
 	bpf_missing="the $flavour kernel has no CONFIG_BPF_SYSCALL (the bpf flavour has it: kconfig/bpf.config)"
+# The kernel's own selftests (bpf_selftests): test_progs of this tree with
+# the vsock cases that apply to it, as /rxkit/bpf/ of the initrd.
+bpf_skip= bpf_failed=
+case " $TESTS " in
+*" bpf_selftests "*)
+	if [ -n "$bpf_missing" ]; then
+		bpf_skip=$bpf_missing
+	elif [ -z "$("$RXKIT_TOP/tests/mkbpftests" --cases "$src" "$o")" ]; then
+		bpf_skip="no vsock case of the kernel's BPF selftests applies to $release (tests/data/bpf-selftests)"
+	elif d=$("$RXKIT_TOP/tests/mkbpftests" "$src" "$o" 2> "$art/bpf-build.log"); then
+		mkdir -p "$art/tools/rxkit/bpf"
+		strip -o "$art/tools/rxkit/bpf/test_progs" "$d/test_progs"
+		cp "$d/filters" "$d/toolchain" "$art/tools/rxkit/bpf/"
+	else
+		bpf_failed="tests/mkbpftests failed: $(tail -n 1 "$art/bpf-build.log")"
+	fi ;;
+esac
 tools_initrd "$src" "$o" "$art" rxkit-sockmap
+detect_backend
+run=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-sm.XXXXXX")
+daemon_pid= host_pid= guest_pid= qemu_pidfile= relay_pid=
 initrd="$art/initrd.cpio.gz"
 accel=$(pick_accel "$kernel" "$initrd" "$art/accel-probe")
 printf '%s\n' "$accel" > "$art/accel"
 results_begin "$art" vsock_sockmap.sh RXKIT_SOCKMAP_TESTS \
-	RXKIT_SOCKMAP_ROUNDS RXKIT_SOCKMAP_MS
+	RXKIT_SOCKMAP_ROUNDS RXKIT_SOCKMAP_MS RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS
 
 test_checkpatch()
 {
@@ -71,47 +112,155 @@ test_checkpatch()
 	return "$KSFT_FAIL"
 }
 
-# ktap_from_harness LOG: the kselftest harness's KTAP in a job's output as
-# indented subtests (its plan, results and diagnostics).
-ktap_from_harness()
+# ktap_from_test_progs LOG: test_progs' subtest lines ("#N/M test/sub:OK",
+# SKIP, FAIL) as indented KTAP subtests, numbered in their order; its
+# "All error logs:" section, which repeats the failed ones, is not read.
+ktap_from_test_progs()
 {
 	tr -d '\r' < "$1" | awk '
-		/^TAP version/ { on = 1; next }
-		on && /^(1\.\.[0-9]+|ok |not ok |# )/ { print "    " $0 }'
+		/^All error logs:/ { done = 1 }
+		!done && /^#[0-9]+\/[0-9]+ / {
+			sub(/^#[0-9]+\/[0-9]+ +/, "")
+			st = $0; sub(/.*:/, "", st)
+			name = $0; sub(/:[A-Z]+$/, "", name)
+			n++
+			if (st == "OK") line[n] = "    ok " n " " name
+			else if (st == "SKIP") line[n] = "    ok " n " " name " # SKIP"
+			else line[n] = "    not ok " n " " name
+		}
+		END {
+			print "    1.." n+0
+			for (i = 1; i <= n; i++)
+				print line[i]
+		}'
 }
 
-test_sockmap_loopback()
+test_bpf_selftests()
 {
-	local job=sockmap_loopback append= got= ok=0 bad=0 grc=0 rc=0
-	if [ -n "$bpf_missing" ]; then
-		SKIP_REASON=$bpf_missing
+	local job=bpf_selftests grc=0 rc=0 f= n=0
+	if [ -n "$bpf_skip" ]; then
+		SKIP_REASON=$bpf_skip
 		return "$KSFT_SKIP"
 	fi
-	[ -z "$ROUNDS" ] || append="rxkit.sockmap_rounds=$ROUNDS"
-	[ -z "$PHASE_MS" ] || append="${append:+$append }rxkit.sockmap_ms=$PHASE_MS"
-	guest_run ${append:+-a "$append"} "$art/$job" "$kernel" "$initrd" \
-		"$job" "$accel" || grc=$?
-	sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$art/$job/results.log" > "$art/$job/job.log"
-	ktap_from_harness "$art/$job/job.log" | tee "$art/$job/cases.ktap"
-	ok=$(grep -c '^    ok ' "$art/$job/cases.ktap" || true)
-	bad=$(grep -c '^    not ok ' "$art/$job/cases.ktap" || true)
-	echo "# $job: $ok cases passed or skipped, $bad failed"
+	sed 's/^/# /' "$art/bpf-build.log"
+	if [ -n "$bpf_failed" ]; then
+		echo "# $bpf_failed"
+		return "$KSFT_FAIL"
+	fi
+	sed 's/^/# toolchain: /' "$art/tools/rxkit/bpf/toolchain"
+	guest_run "$art/$job" "$kernel" "$initrd" "$job" "$accel" || grc=$?
+	sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$art/$job/results.log" | tr -d '\r' > "$art/$job/job.log"
+	ktap_from_test_progs "$art/$job/job.log" | tee "$art/$job/cases.ktap"
+	grep '^Summary:' "$art/$job/job.log" | sed 's/^/# test_progs: /' || true
+	# Every filter selected a subtest of this tree (the data file is
+	# checked against the tree, not trusted).
+	while read -r f; do
+		n=$(sed -n 's/^    \(not \)\{0,1\}ok [0-9]* //p' "$art/$job/cases.ktap" |
+			sed 's/ # SKIP$//' | while read -r name; do
+				# shellcheck disable=SC2254
+				case "$name" in $f) echo x ;; esac
+			done | wc -l)
+		echo "# $f: $n subtests"
+		[ "$n" -gt 0 ] || rc=$KSFT_FAIL
+	done < "$art/tools/rxkit/bpf/filters"
 	guest_verdict "$job" "$art/$job" "$grc" "$JOB_TIMEOUT" || rc=$?
-	got=$(sed -n 's/^RXKIT: init //p' "$art/$job/results.log" | tr -d '\r')
+	! grep -q '^    not ok ' "$art/$job/cases.ktap" || rc=$KSFT_FAIL
+	return "$rc"
+}
+
+# handoff_cases JOB: the harness's cases of JOB's guest run as subtests, a
+# known defect's failure as XFAIL (tests/data/sockmap-defects; not with
+# RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS=1); KSFT_FAIL when one failed otherwise,
+# none ran, a listed defect names no case, or the guest ran another kernel.
+handoff_cases()
+{
+	local d="$art/$1" ok=0 bad=0 xf=0 got= rc=0
+	sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$d/results.log" > "$d/job.log"
+	ktap_from_harness "$d/job.log" > "$d/cases.raw"
+	if [ "$RUN_KNOWN" = 1 ]; then
+		cp "$d/cases.raw" "$d/cases.ktap"
+	elif ! known_defects "$d/job.log" "$d/cases.raw" "$tree" > "$d/cases.ktap"; then
+		rc=$KSFT_FAIL
+	fi
+	cat "$d/cases.ktap"
+	ok=$(grep -c '^    ok ' "$d/cases.ktap" || true)
+	xf=$(grep -c '^    ok .* # XFAIL ' "$d/cases.ktap" || true)
+	bad=$(grep -c '^    not ok ' "$d/cases.ktap" || true)
+	echo "# $1: $((ok - xf)) cases passed or skipped, $xf failed as known defects (XFAIL), $bad failed"
+	got=$(sed -n 's/^RXKIT: init //p' "$d/results.log" | tr -d '\r')
 	if [ -n "$got" ] && [ "$got" != "$release" ]; then
 		echo "# uname -r is '$got', built '$release'"
 		rc=$KSFT_FAIL
 	fi
-	if [ "$grc" = 0 ] && [ "$ok" -eq 0 ]; then
-		echo "# $job: no case ran"
+	if [ "$ok" -eq 0 ] && [ "$bad" -eq 0 ]; then
+		echo "# $1: no case ran"
 		rc=$KSFT_FAIL
 	fi
 	[ "$bad" -eq 0 ] || rc=$KSFT_FAIL
 	return "$rc"
 }
 
+# The loop's size, on the guest's command line.
+handoff_append()
+{
+	local a=
+	[ -z "$ROUNDS" ] || a="rxkit.sockmap_rounds=$ROUNDS"
+	[ -z "$PHASE_MS" ] || a="${a:+$a }rxkit.sockmap_ms=$PHASE_MS"
+	printf '%s\n' "$a"
+}
+
+test_sockmap_loopback()
+{
+	local job=sockmap_loopback append= grc=0 rc=0
+	if [ -n "$bpf_missing" ]; then
+		SKIP_REASON=$bpf_missing
+		return "$KSFT_SKIP"
+	fi
+	append=$(handoff_append)
+	guest_run ${append:+-a "$append"} "$art/$job" "$kernel" "$initrd" \
+		"$job" "$accel" || grc=$?
+	handoff_cases "$job" || rc=$?
+	guest_verdict "$job" "$art/$job" "$grc" "$JOB_TIMEOUT" || rc=$?
+	return "$rc"
+}
+
+# The relay of sockmap_virtio, before the guest boots.
+relay_start()
+{
+	"$art/tools/rxkit/rxkit-vsock" uds-relay "$run/vm.vsock" "$RELAY_PORT" \
+		"$RELAY_LPORT" > "$1/relay.log" 2>&1 &
+	relay_pid=$!
+	wait_for "$1/relay.log" '^RXKIT: ready' 10 "$relay_pid"
+}
+
+test_sockmap_virtio()
+{
+	local job=sockmap_virtio rc=0 v=0
+	if [ -n "$bpf_missing" ]; then
+		SKIP_REASON=$bpf_missing
+		return "$KSFT_SKIP"
+	fi
+	skip_unless_backend sockmap_virtio || return $?
+	echo "# backend: $BACKEND; host port $RELAY_PORT relayed to guest port $RELAY_LPORT"
+	VIRTIO_APPEND="$(handoff_append) rxkit.sockmap_via=2:$RELAY_PORT:$RELAY_LPORT" \
+		VIRTIO_JOB_SECS=$JOB_TIMEOUT virtio_run "$job" relay_start || v=$?
+	kill "$relay_pid" 2>/dev/null || true
+	wait "$relay_pid" 2>/dev/null || true
+	relay_pid=
+	sed 's/^/# relay: /' "$art/$job/relay.log"
+	handoff_cases "$job" || rc=$?
+	[ "$v" = 0 ] || rc=$v
+	return "$rc"
+}
+
 echo "# $target/$variant: $release, accelerator $accel, artefacts $art"
 # shellcheck disable=SC2086
-{ rc=0; run_tests $TESTS || rc=$?; echo "$rc" > "$art/rc"; } | tee "$art/results.ktap"
+{
+	trap 'kill $relay_pid 2>/dev/null; cleanup' EXIT
+	trap 'exit 130' INT TERM
+	rc=0
+	run_tests $TESTS || rc=$?
+	echo "$rc" > "$art/rc"
+} | tee "$art/results.ktap"
 results_end loopback
 exit "$(cat "$art/rc")"

@@ -15,12 +15,26 @@ flavour_file()
 	esac
 }
 
+# flavour_key FLIST KEY: the value of a KEY=VALUE line of a flavour file
+# (empty without one).  The keys: base (debian-cloud: the configuration
+# series/TARGET/cloud pins, not tinyconfig), release (a suffix of the
+# kernel release after the tree's mark), rpm (a suffix of the RPM package
+# name), ccache (a ccache folder of its own under the cache, and its size:
+# NAME:SIZE), pkgtmp (disk: the package builds stage on disk, not in
+# /dev/shm), estimate (the build time ci/build states before its first
+# build of the flavour).
+flavour_key()
+{
+	sed -n "s/^$2=//p" "$1" | tail -n 1
+}
+
 # flavour_fragments FLIST: the fragment paths a flavour file names,
-# relative to its own folder or to kconfig/.
+# relative to its own folder or to kconfig/ (KEY=VALUE lines are
+# flavour_key's).
 flavour_fragments()
 {
 	local f=
-	grep -v '^[[:space:]]*\(#\|$\)' "$1" | while read -r f; do
+	grep -v '^[[:space:]]*\(#\|$\)' "$1" | grep -v '^[a-z_]*=' | while read -r f; do
 		if [ -f "${1%/*}/$f" ]; then
 			printf '%s\n' "${1%/*}/$f"
 		elif [ -f "$RXKIT_TOP/kconfig/$f" ]; then
@@ -29,6 +43,39 @@ flavour_fragments()
 			die "$1 names missing fragment $f"
 		fi
 	done
+}
+
+# flavour_base FLIST TARGET: the base configuration file of a flavour
+# (empty: tinyconfig); debian-cloud: Debian's cloud configuration of
+# TARGET, fetched and verified by ci/cloud-config (its lines on stderr).
+flavour_base()
+{
+	local b=
+	b=$(flavour_key "$1" base)
+	case "$b" in
+	'') ;;
+	debian-cloud) "$RXKIT_TOP/ci/cloud-config" "$2" >&2 || exit 1
+		cloud_file "$2" ;;
+	*) die "$1: unknown base '$b' (debian-cloud, or none: tinyconfig)" ;;
+	esac
+}
+
+# cloud_file TARGET: where ci/cloud-config keeps Debian's cloud
+# configuration of TARGET, unpacked and verified.
+cloud_file()
+{
+	printf '%s/cloud/%s/config.amd64_none_cloud-amd64\n' "$RXKIT_CACHE" "$1"
+}
+
+# flavour_ccache FLIST: a flavour's own ccache (flavour_key ccache,
+# NAME:SIZE) in CCACHE_DIR and CCACHE_MAXSIZE, before kbuild_env; a
+# CCACHE_DIR of the caller's stays.
+flavour_ccache()
+{
+	local c=
+	c=$(flavour_key "$1" ccache)
+	[ -n "$c" ] && [ -z "${CCACHE_DIR:-}" ] || return 0
+	export CCACHE_DIR="$RXKIT_CACHE/${c%%:*}" CCACHE_MAXSIZE="${c#*:}"
 }
 
 # config_file FILE: the absolute path of a --config FILE, checked.
@@ -70,4 +117,22 @@ kconfig_make()
 		{ cat "$o/config.log" >&2; die "make olddefconfig failed"; }
 	cat "$@" | "$RXKIT_TOP/ci/kconfig-check" "$o/.config" ||
 		die "requested kconfig symbols did not stick (missing dependency?)"
+}
+
+# cloud_check SRC O REF TARGET FLAVOUR NAME: O/.config of a flavour on
+# Debian's cloud configuration against that file: REF (a folder) gets
+# Debian's file resolved alone by olddefconfig, then ci/cloud-diff writes
+# the diffs and the report to $RXKIT_OUT/TARGET/FLAVOUR/NAME.* and refuses
+# a change outside kconfig/cloud-allowed.
+cloud_check()
+{
+	local src="$1" o="$2" ref="$3" deb=
+	deb=$(cloud_file "$4")
+	mkdir -p "$ref"
+	cp "$deb" "$ref/.config"
+	make -s -C "$src" O="$ref" CC="ccache gcc" HOSTCC="ccache gcc" olddefconfig \
+		>"$ref/config.log" 2>&1 ||
+		{ cat "$ref/config.log" >&2; die "olddefconfig of Debian's cloud configuration failed"; }
+	"$RXKIT_TOP/ci/cloud-diff" --src "$src" --debian "$deb" --ref "$ref/.config" \
+		--config "$o/.config" --out "$RXKIT_OUT/$4/$5" --name "$6"
 }

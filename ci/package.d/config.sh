@@ -9,7 +9,8 @@
 # list), base_config.  Writes $staging/kconfig/.config and
 # $staging/config.requested (the fragments' lines, which the package builds
 # check their configuration against).  Sets dbg (1: debug info, a -dbg
-# package), config_text (the configuration, in words) and guest (1: the
+# package), signed (1: modules signed, the @SIGNED@ lines of the
+# templates), config_text (the configuration, in words) and guest (1: the
 # guest flavour on tinyconfig, the @GUEST@ lines of the templates).
 # The run's state is shared with ci/package and its other parts:
 # shellcheck disable=SC2034,SC2154
@@ -28,7 +29,11 @@ pkg_config()
 	cat $frags > "$staging/config.requested"
 	dbg=0
 	if config_has 'CONFIG_DEBUG_INFO=y'; then dbg=1; fi
-	if [ -n "$base_config" ]; then
+	signed=0
+	if config_has 'CONFIG_MODULE_SIG_ALL=y'; then signed=1; fi
+	if [ "$(flavour_key "$flist" base)" = debian-cloud ]; then
+		config_text="Debian's $(sed -n 's/^package=//p' "$RXKIT_TOP/series/$target/cloud") $(sed -n 's/^package_version=//p' "$RXKIT_TOP/series/$target/cloud") config.amd64_none_cloud-amd64 with the fragments of kconfig/flavours/$flavour"
+	elif [ -n "$base_config" ]; then
 		config_text="${base_config##*/} with the fragments of kconfig/flavours/$flavour"
 	else
 		config_text="tinyconfig with the fragments of kconfig/flavours/$flavour"

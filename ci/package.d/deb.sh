@@ -145,6 +145,9 @@ check_deb()
 	grep -q " \./boot/vmlinuz-$rel\$" "$deb.info.txt" || die "${deb##*/} has no ./boot/vmlinuz-$rel"
 	grep -q " \./lib/modules/$rel/kernel/" "$deb.info.txt" ||
 		die "${deb##*/} has no modules in ./lib/modules/$rel/kernel/"
+	[ "$signed" = 0 ] || grep -q " \./lib/modules/$rel/signing_key\.x509\$" "$deb.info.txt" ||
+		die "${deb##*/} has no ./lib/modules/$rel/signing_key.x509 (its modules are signed)"
+	no_private_key "$deb" "$deb.info.txt"
 	deb_sha=$(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "./boot/vmlinuz-$rel" | sha256sum | cut -d' ' -f1)
 	check_image "$deb" "$deb_sha"
 }
@@ -161,6 +164,8 @@ list_deb()
 		*headers*.deb) { dpkg-deb -I "$f"; echo; dpkg-deb -c "$f"; } > "$f.info.txt"
 			grep -q "linux-headers-$rel/Module.symvers\|kernels/$rel/Module.symvers" "$f.info.txt" ||
 				die "${f##*/} has no Module.symvers" ;;
+		*) continue ;;
 		esac
+		no_private_key "$f" "$f.info.txt"
 	done
 }

@@ -16,7 +16,7 @@
 pkg_identity()
 {
 	kver=$(make -s -C "$src" O="$staging/kconfig" kernelversion) || die "make kernelversion failed"
-	lv=$(release_mark "$tree")
+	lv=$(release_mark "$tree")$(flavour_key "$flist" release)
 	rel=$kver$lv
 	case "$rel" in
 	[0-9]*[0-9a-z]) ;;
@@ -44,19 +44,22 @@ pkg_identity()
 	*'|'*|*'&'*|*\\*) die "RXKIT_MAINTAINER and file names may not contain '|', '&' or '\\'" ;;
 	esac
 	deb_version=$rel-$rev
-	# The package name stays across series versions: kernel-vsockrx.
-	rpm_name=kernel$(printf '%s\n' "$lv" | sed 's/[0-9]*$//')
+	# The package name stays across series versions: kernel-vsockrx (and
+	# the flavour's rpm suffix: kernel-vsockrx-cloud).
+	rpm_name=kernel$(release_mark "$tree" | sed 's/[0-9]*$//')$(flavour_key "$flist" rpm)
 	kit=$(kit_version)
 	rpm_version=$(printf '%s\n' "$kver" | tr - '~')
 }
 
 # subst < TEMPLATE: fill in the @KEY@ fields; @GUEST@ lines only for the
-# guest flavour on tinyconfig.
+# guest flavour on tinyconfig, @SIGNED@ lines only when the build signs
+# its modules.
 subst()
 {
-	local guest_lines
+	local guest_lines signed_lines
 	if [ "$guest" = 1 ]; then guest_lines='s|^@GUEST@||'; else guest_lines='/^@GUEST@/d'; fi
-	sed -e "$guest_lines" -e "s|@RELEASE@|$rel|g" -e "s|@KVERSION@|$kver|g" \
+	if [ "$signed" = 1 ]; then signed_lines='s|^@SIGNED@||'; else signed_lines='/^@SIGNED@/d'; fi
+	sed -e "$guest_lines" -e "$signed_lines" -e "s|@RELEASE@|$rel|g" -e "s|@KVERSION@|$kver|g" \
 		-e "s|@IMAGE@|/boot/vmlinuz-$rel|g" -e "s|@FLAVOUR@|$flavour|g" \
 		-e "s|@TREE@|$tree|g" -e "s|@CONFIG@|$config_text|g" \
 		-e "s|@SERIES@|$series_text|g" -e "s|@MAINTAINER@|$maint|g" \

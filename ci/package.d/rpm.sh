@@ -44,6 +44,9 @@ source_rpm()
 	subst < "$RXKIT_TOP/rpm/vsockrx-kernel.spec.in" |
 		sed -e "s|^@PATCHES@\$|$plines|" -e "s|@PATCHLIST@|${plist# }|" \
 		    -e "s|@DATE@|$(LC_ALL=C date -u -d "@$SOURCE_DATE_EPOCH" '+%a %b %d %Y')|" > "$spec"
+	# BTF needs pahole (Fedora's dwarves too).
+	! grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$staging/kconfig/.config" ||
+		sed -i '/^BuildRequires:/s/$/ dwarves/' "$spec"
 }
 
 # build_rpm: the binary packages, in $staging/rpm/RPMS/ (build.sh runs it in
@@ -90,8 +93,25 @@ check_rpm()
 	# copy that %post writes, as upstream's kernel.spec does.
 	rpm_sha=$(rpm2cpio "$rpmf" | cpio -i --quiet --to-stdout "./lib/modules/$rel/vmlinuz" | sha256sum | cut -d' ' -f1)
 	check_image "$rpmf" "$rpm_sha"
-	[ -z "$dsc" ] || [ "$rpm_sha" = "$deb_sha" ] ||
-		die "the .deb and the .rpm hold different kernel images (same sources and configuration)"
+	# Signed modules: each build generated its own key, whose certificate
+	# is in its image (and in its package, signing_key.x509).
+	if [ "$signed" = 1 ]; then
+		rpm -qlp "$rpmf" | grep -qx "/lib/modules/$rel/signing_key.x509" ||
+			die "${rpmf##*/} has no /lib/modules/$rel/signing_key.x509"
+		log "the .deb and the .rpm images differ by their builds' module signing keys"
+	else
+		[ -z "$dsc" ] || [ "$rpm_sha" = "$deb_sha" ] ||
+			die "the .deb and the .rpm hold different kernel images (same sources and configuration)"
+	fi
+	no_private_key "$rpmf" "$rpmf.info.txt"
+}
+
+# no_private_key PACKAGE LISTING: PACKAGE ships no module signing key
+# (its certificate only).
+no_private_key()
+{
+	! grep -q 'signing_key\.pem\|signing_key\.priv' "$2" ||
+		die "${1##*/} ships a private module signing key: $(grep -o '[^ ]*signing_key\.p[a-z]*' "$2" | head -n 1)"
 }
 
 # list_rpm: the listing (.info.txt) of the -devel package, which must
@@ -101,4 +121,5 @@ list_rpm()
 	{ rpm -qip "$drpm"; echo; rpm -qlp "$drpm"; } > "$drpm.info.txt" 2>&1
 	grep -q "linux-headers-$rel/Module.symvers\|kernels/$rel/Module.symvers" "$drpm.info.txt" ||
 		die "${drpm##*/} has no Module.symvers"
+	no_private_key "$drpm" "$drpm.info.txt"
 }

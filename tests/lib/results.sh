@@ -52,7 +52,9 @@ json_str()
 		print (NR > 1 ? "\\n" : "") $0 }'
 }
 
-# results_cases KTAP: the subtests of ART/TEST/cases.ktap as a JSON list.
+# results_cases KTAP: the subtests of ART/TEST/cases.ktap as a JSON list
+# (status pass, fail, skip, or xfail: a known defect's failure, "ok N NAME
+# # XFAIL REASON", tests/lib/cases.sh known_defects).
 results_cases()
 {
 	sed -n 's/^    \(not ok\|ok\) [0-9]* \(.*\)$/\1\t\2/p' "$1" | awk -F '\t' '
@@ -61,6 +63,9 @@ results_cases()
 		if (match(name, / # SKIP ?/)) {
 			why = substr(name, RSTART + RLENGTH)
 			name = substr(name, 1, RSTART - 1); st = "skip"
+		} else if ($1 == "ok" && match(name, / # XFAIL ?/)) {
+			why = substr(name, RSTART + RLENGTH)
+			name = substr(name, 1, RSTART - 1); st = "xfail"
 		}
 		gsub(/\\/, "\\\\", name); gsub(/"/, "\\\"", name)
 		gsub(/\\/, "\\\\", why); gsub(/"/, "\\\"", why)

@@ -103,7 +103,8 @@ stop_daemon()
 # artefact folder; their failure fails the run).  guest_run runs in the
 # background meanwhile (-pidfile lets cleanup find QEMU).  Diagnostics as
 # '# ' lines; returns the KSFT code of boot + job + host side + kernel log.
-# VIRTIO_QEMU_ARGS: more QEMU arguments (words; tests/bench.sh's plugin).
+# VIRTIO_QEMU_ARGS: more QEMU arguments (words; tests/bench.sh's plugin);
+# VIRTIO_APPEND: more kernel command line (tests/vsock_sockmap.sh).
 virtio_run()
 {
 	local d="$art/$1" hrc=0 grc=0 v=0 ticks=0
@@ -117,7 +118,8 @@ virtio_run()
 	[ -z "${2:-}" ] || "$2" "$d" || hrc=$?
 	qemu_pidfile="$d/qemu.pid"
 	# shellcheck disable=SC2086 # VIRTIO_QEMU_ARGS: words
-	guest_run -j "${VIRTIO_JOB_SECS:-300}" "$d" "$kernel" "$initrd" "$1" "$accel" \
+	guest_run -j "${VIRTIO_JOB_SECS:-300}" ${VIRTIO_APPEND:+-a "$VIRTIO_APPEND"} \
+		"$d" "$kernel" "$initrd" "$1" "$accel" \
 		-pidfile "$qemu_pidfile" \
 		-object memory-backend-memfd,id=mem0,size=1024M,share=on \
 		-numa node,memdev=mem0 \

@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0
+# ci/lib/gitlab.awk: the jobs of .gitlab-ci.yml from the stage records of
+# ci/lib/stage-lines.awk (stdin), one job a stage: its GitLab stage
+# (STAGEMAP: ci/gitlab.stages), needs (its NEEDS and AFTER), timeout
+# (three times the longest the stage took on any target in TIMESFILE, 10
+# minutes at least, BUDGET seconds at most), the ci/stage command make runs,
+# its artefacts, the ccache of a build and the source archives of a
+# fetch.  Refuses a graph whose needs name no stage or a stage of a later
+# GitLab stage.  Run by ci/gitlab with
+# ci/lib/stage-times.awk; TARGETS: the known targets.
+
+function fail(msg) {
+	printf "gitlab: error: %s\n", msg > "/dev/stderr"
+	failed = 1
+	exit 1
+}
+
+# glob(PATTERN): a shell pattern of ci/gitlab.stages as an anchored regex.
+function glob(p) {
+	gsub(/\./, "\\.", p)
+	gsub(/\*/, ".*", p)
+	gsub(/\?/, ".", p)
+	return "^" p "$"
+}
+
+function gstage(name,   i) {
+	for (i = 1; i <= nmap; i++)
+		if (name ~ mre[i])
+			return mstage[i]
+	fail("ci/gitlab.stages: no line matches stage " name)
+}
+
+# q(S): S as a single-quoted YAML scalar.
+function q(s) {
+	gsub(/'/, "''", s)
+	return "'" s "'"
+}
+
+# target_of(CMD): the last word of CMD when it is a target, else "".
+function target_of(cmd,   w, n, i, t) {
+	n = split(cmd, w, " ")
+	split(TARGETS, t, " ")
+	for (i in t)
+		if (w[n] == t[i])
+			return w[n]
+	return ""
+}
+
+# opt(CMD, OPTION, DEFAULT): the word after OPTION in CMD.
+function opt(cmd, o, d,   w, n, i) {
+	n = split(cmd, w, " ")
+	for (i = 1; i < n; i++)
+		if (w[i] == o)
+			return w[i + 1]
+	return d
+}
+
+BEGIN {
+	FS = "\t"
+	split("fetch prepare build test package verdict .post", order, " ")
+	for (i = 1; i <= 7; i++)
+		rank[order[i]] = i
+	while ((getline line < STAGEMAP) > 0) {
+		if (line ~ /^[ \t]*(#|$)/)
+			continue
+		split(line, w, " ")
+		if (!(w[2] in rank))
+			fail(STAGEMAP ": unknown GitLab stage '" w[2] "'")
+		mre[++nmap] = glob(w[1])
+		mstage[nmap] = w[2]
+	}
+	close(STAGEMAP)
+	load_times(TIMESFILE)
+}
+
+{
+	n++
+	name[n] = $1; needs[n] = $3; after[n] = $4; inv[n] = $6
+	known[$1] = n
+}
+
+END {
+	if (failed)
+		exit 1
+	if (!n)
+		fail("no stage lines in make's plan")
+	for (i = 1; i <= n; i++) {
+		gs[i] = gstage(name[i])
+		deps = (needs[i] == "-" ? "" : needs[i]) " " (after[i] == "-" ? "" : after[i])
+		nd = split(deps, d, " ")
+		for (k = 1; k <= nd; k++) {
+			if (!(d[k] in known))
+				fail("stage " name[i] " needs " d[k] ", which is no stage of the graph")
+			if (gs[i] != ".post" && rank[gs[known[d[k]]]] > rank[gs[i]])
+				fail("stage " name[i] " (GitLab stage " gs[i] ") needs " d[k] \
+				     " of the later GitLab stage " gs[known[d[k]]])
+		}
+	}
+	printf "stages: [fetch, prepare, build, test, package, verdict]\n"
+	for (i = 1; i <= n; i++) {
+		t = duration(name[i])
+		how = DURATION_HOW
+		tmo = longest(name[i])
+		tmo = tmo < 0 ? BUDGET : 3 * tmo
+		if (tmo < 600) tmo = 600
+		if (tmo > BUDGET) tmo = BUDGET
+		cmd = inv[i]
+		sub(/^ci\/stage /, "ci/stage --exit ", cmd)
+		target = target_of(cmd)
+		printf "\n# %s: %s\n", name[i], t < 0 ? "not measured yet" : \
+			"last " t " s" (how == "measured" ? "" : " (" how ")")
+		if (longest(name[i]) > BUDGET)
+				printf "# as measured here (this stage on some target) over the %d-minute budget of a job\n", BUDGET / 60
+		# No tag: the guests fall back to TCG, the nested host to an L1 guest.
+		if (cmd ~ /tests\/vsock_nested\.sh/)
+			printf "# runner: /dev/vhost-vsock (else an L1 guest is the host) and /dev/kvm (else TCG) speed it up\n"
+		else if (cmd ~ /tests\/(vsock_[a-z_]+|bench|packages_deb|packages_rpm)\.sh/)
+			printf "# runner: /dev/kvm speeds its guests up (else TCG)\n"
+		printf "%s:\n  extends: .rxkit\n  stage: %s\n", name[i], gs[i]
+		if (gs[i] != ".post") {
+			deps = (needs[i] == "-" ? "" : needs[i]) " " (after[i] == "-" ? "" : after[i])
+			nd = split(deps, d, " ")
+			printf "  needs: ["
+			for (k = 1; k <= nd; k++)
+				printf "%s%s", (k > 1 ? ", " : ""), d[k]
+			printf "]\n"
+		}
+		printf "  timeout: %d minutes\n", int((tmo + 59) / 60)
+		printf "  script:\n    - %s\n", q(cmd)
+		# The verified source archives (ci/fetch reuses a pinned one): one
+		# download a target, not one a pipeline.
+		if (cmd ~ /ci\/fetch /)
+			printf "  cache:\n    key: sources-%s\n    paths: [%s/dl/]\n", target, CACHE_REL
+		if (cmd ~ /ci\/build /) {
+			flavour = opt(cmd, "--flavour", "guest")
+			printf "  cache:\n    key: ccache-%s-%s\n    paths: [%s/ccache/]\n", \
+				target, flavour, CACHE_REL
+		}
+		printf "  artifacts:\n    paths:\n"
+		printf "      - %s/check/%s.json\n      - %s/check/%s.log\n", OUT_REL, name[i], OUT_REL, name[i]
+		if (cmd ~ /ci\/build /) {
+			o = CACHE_REL "/src/" target "/" opt(cmd, "--tree", "patched")
+			printf "      - %s/tools/testing/vsock/\n", o
+			o = o "/o-" flavour
+			printf "      - %s/.config\n      - %s/arch/x86/boot/bzImage\n", o, o
+			printf "      - %s/include/config/kernel.release\n      - %s/usr/include/\n", o, o
+		} else if (target != "" && gs[i] != "fetch" && gs[i] != "prepare" && gs[i] != "build") {
+			# A suite's folder: OUT/TARGET, or OUT/WHERE/TARGET when the
+			# command moves RXKIT_OUT (env RXKIT_OUT=$RXKIT_OUT/WHERE).
+			where = ""
+			if (match(cmd, /RXKIT_OUT=\$RXKIT_OUT\/[^ ]+/))
+				where = substr(cmd, RSTART + 21, RLENGTH - 21) "/"
+			printf "      - %s/%s%s/\n", OUT_REL, where, target
+		}
+		printf "    reports:\n      junit: %s/junit/%s.xml\n", OUT_REL, name[i]
+	}
+}

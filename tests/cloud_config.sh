@@ -1,0 +1,196 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/cloud_config.sh: the cloud flavour's configuration without its
+# build: Debian's cloud configuration of every target fetched and checked
+# against its pin (series/TARGET/cloud), TARGET's flavour resolved on it
+# and compared with it (ci/cloud-diff), and a change beyond the vsock
+# symbols and the key file names refused.  KTAP on stdout.
+set -eu
+PROG=cloud_config
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+
+readonly ALL_TESTS="pins pin_tampered resolve diff_refuses foreign_fragment_refused"
+readonly TESTS="${RXKIT_CLOUD_CONFIG_TESTS:-$ALL_TESTS}"
+
+usage()
+{
+	cat <<USAGE
+usage: tests/cloud_config.sh [TARGET]
+
+The cloud flavour's configuration (kconfig/flavours/cloud) of TARGET
+(default: $RXKIT_TARGET; its patched tree, ci/prepare's), not its build:
+$(for t in $ALL_TESTS; do echo "  $t"; done)
+The resolution runs as ci/build --config-only with a copy of the flavour
+named cloud-check (build folder o-cloud-check, removed afterwards; its
+diffs in \$RXKIT_OUT/TARGET/cloud-check/), never in the cloud build's
+folder.
+
+Environment: RXKIT_CLOUD_CONFIG_TESTS="NAME..." (a subset of the tests above).
+USAGE
+}
+parse_stage_args '' "$@"
+: "${target:=$RXKIT_TARGET}"
+load_base "$target"
+check_subset RXKIT_CLOUD_CONFIG_TESTS
+src="$(src_root "$target")/patched"
+work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-cloud-config.XXXXXX")
+trap 'rm -rf "$work" "$src/o-cloud-check" "$src/o-cloud-check-ref"' EXIT INT TERM
+art="$(out_dir "$target")/cloud-check"
+
+# need_tree: TARGET's patched tree, or SKIP.
+need_tree()
+{
+	[ -d "$src" ] && return 0
+	SKIP_REASON="no patched $target tree (ci/prepare $target)"
+	return "$KSFT_SKIP"
+}
+
+# Every target's pin: the package fetched (or cached) and the file checked
+# by ci/cloud-config; the file is a configuration of the pinned line, and
+# of the very version of series/TARGET/base when the line is the target's.
+test_pins()
+{
+	local t pin line ver head rc=0
+	for t in $(known_targets); do
+		pin="$RXKIT_TOP/series/$t/cloud"
+		"$RXKIT_TOP/ci/cloud-config" "$t" > "$work/pin-$t.log" 2>&1 ||
+			{ echo "# ci/cloud-config $t failed:"; sed 's/^/#   /' "$work/pin-$t.log"; rc=1; continue; }
+		line=$(sed -n 's/^line=//p' "$pin")
+		ver=$(sed -n 's/^version=//p' "$RXKIT_TOP/series/$t/base")
+		head=$(sed -n '3s/^# Linux\/x86 \([0-9.]*\) Kernel Configuration$/\1/p' "$(cloud_file "$t")")
+		case "$head" in
+		"$line".*) ;;
+		*) echo "# $t: the file configures Linux '$head', not the $line line"; rc=1; continue ;;
+		esac
+		if [ "$line" = "$t" ] && [ "$head" != "$ver" ]; then
+			echo "# $t: Debian's file is of $head, the sources of $ver"
+			rc=1
+		elif [ "$line" != "$t" ]; then
+			grep -q "^cloud-config: fallback: .*$line line's file" "$work/pin-$t.log" ||
+				{ echo "# $t: the $line fallback was not said"; rc=1; }
+			echo "# $t: fallback to Debian's $line file (Linux $head)"
+		else
+			echo "# $t: Debian's Linux $head file, the sources' version"
+		fi
+	done
+	return "$rc"
+}
+
+# A package that is not the pinned one is never used: with --offline, a
+# tampered cached .deb is "not cached", and a tampered unpacked file is
+# replaced by the pinned one.
+test_pin_tampered()
+{
+	local c deb f rc=0
+	c="$work/cache"
+	deb=$(sed -n 's/^package=//p;s/^package_version=//p' "$RXKIT_TOP/series/$target/cloud" | paste -sd_)
+	deb="$RXKIT_CACHE/dl/${deb}_amd64.deb"
+	[ -f "$deb" ] || { SKIP_REASON="${deb##*/} not cached (the pins test fetches it)"; return "$KSFT_SKIP"; }
+	mkdir -p "$c/dl" "$c/cloud/$target"
+	cp "$deb" "$c/dl/"
+	f="$c/cloud/$target/config.amd64_none_cloud-amd64"
+	sed 's/^CONFIG_VSOCKETS=m$/CONFIG_VSOCKETS=y/' "$(cloud_file "$target")" > "$f"
+	RXKIT_CACHE="$c" "$RXKIT_TOP/ci/cloud-config" --offline "$target" > "$work/t1.log" 2>&1 ||
+		{ echo "# the tampered file was not replaced:"; sed 's/^/#   /' "$work/t1.log"; rc=1; }
+	cmp -s "$f" "$(cloud_file "$target")" || { echo "# $f is not the pinned file"; rc=1; }
+	printf 'x' >> "$c/dl/${deb##*/}"
+	rm -f "$f"
+	if RXKIT_CACHE="$c" "$RXKIT_TOP/ci/cloud-config" --offline "$target" > "$work/t2.log" 2>&1; then
+		echo "# a tampered ${deb##*/} was used"
+		rc=1
+	else
+		grep -q 'is not cached' "$work/t2.log" || { echo "# no reason given:"; sed 's/^/#   /' "$work/t2.log"; rc=1; }
+		sed -n '1s/^/#   /p' "$work/t2.log"
+	fi
+	[ ! -f "$f" ] || { echo "# a file was unpacked from the tampered package"; rc=1; }
+	return "$rc"
+}
+
+# cloud_check_flavour [FRAGMENT]: kconfig/flavours/cloud as cloud-check (and
+# FRAGMENT), resolved by ci/build --config-only; its log in $work/build.log.
+cloud_check_flavour()
+{
+	local f
+	mkdir -p "$work/flavour"
+	f="$work/flavour/cloud-check"
+	cp "$RXKIT_TOP/kconfig/flavours/cloud" "$f"
+	[ -z "${1:-}" ] || { cp "$1" "$work/flavour/"; echo "${1##*/}" >> "$f"; }
+	"$RXKIT_TOP/ci/build" --config-only --tree patched --flavour "$f" "$target" > "$work/build.log" 2>&1
+}
+
+# The flavour on Debian's file: every requested symbol set, the kit's
+# changes none but kconfig/cloud-allowed's, debug info, BTF and module
+# signing as the issue asks, the release -cloud-amd64.
+test_resolve()
+{
+	local o rc=0 s
+	need_tree || return $?
+	if ! cloud_check_flavour; then
+		echo "# ci/build --config-only failed:"
+		tail -n 20 "$work/build.log" | sed 's/^/#   /'
+		return "$KSFT_FAIL"
+	fi
+	o="$src/o-cloud-check"
+	for s in CONFIG_DEBUG_INFO=y CONFIG_DEBUG_INFO_BTF=y CONFIG_MODULE_SIG_ALL=y \
+		 'CONFIG_MODULE_SIG_KEY="certs/signing_key.pem"' 'CONFIG_SYSTEM_TRUSTED_KEYS=""' \
+		 CONFIG_VSOCKETS=m CONFIG_VIRTIO_VSOCKETS=m CONFIG_VHOST_VSOCK=m; do
+		grep -qx "$s" "$o/.config" || { echo "# the resolved .config lacks $s"; rc=1; }
+	done
+	grep -qx -- '-vsockrx[0-9]*-cloud-amd64' "$o/localversion-rxkit" ||
+		{ echo "# release mark '$(cat "$o/localversion-rxkit")'"; rc=1; }
+	[ -s "$art/config.diff" ] || { echo "# no $art/config.diff"; rc=1; }
+	grep -A1 "^the cloud flavour's changes" "$art/config.report" | grep -qx '  none' ||
+		grep -A20 "^the cloud flavour's changes" "$art/config.report" | grep -q '^  [A-Z].*(\(vsock\|key\|release\): ' ||
+		{ echo "# the kit's changes are not none or allowed ones:"; sed 's/^/#   /' "$art/config.report"; rc=1; }
+	echo "# $(grep -c . "$art/config.diff") lines of diffconfig against Debian's, $(grep -c . "$art/config-kit.diff") the kit's; $(sed -n 's/^olddefconfig of .*: \([0-9]*\) symbols$/\1/p' "$art/config.report") symbols this toolchain resolves otherwise"
+	return "$rc"
+}
+
+# ci/cloud-diff itself: a .config with a symbol flipped outside the vsock
+# and key symbols is refused, naming it; one with a vsock symbol flipped
+# passes.
+test_diff_refuses()
+{
+	local o d
+	o="$src/o-cloud-check"
+	[ -f "$o/.config" ] && [ -f "$o-ref/.config" ] ||
+		{ SKIP_REASON="no resolved configuration (the resolve test makes it)"; return "$KSFT_SKIP"; }
+	d="$work/diff"
+	sed 's/^CONFIG_VIRTIO_BLK=m$/CONFIG_VIRTIO_BLK=y/' "$o/.config" > "$work/foreign.config"
+	if "$RXKIT_TOP/ci/cloud-diff" --src "$src" --debian "$(cloud_file "$target")" --ref "$o-ref/.config" \
+		--config "$work/foreign.config" --out "$d" > "$work/d1.log" 2>&1; then
+		echo "# VIRTIO_BLK m -> y was not refused"
+		return "$KSFT_FAIL"
+	fi
+	grep -q 'VIRTIO_BLK: m -> y REFUSED' "$work/d1.log" ||
+		{ echo "# the refusal does not name VIRTIO_BLK:"; sed 's/^/#   /' "$work/d1.log"; return "$KSFT_FAIL"; }
+	grep 'REFUSED\|error' "$work/d1.log" | sed 's/^/#   /'
+	sed 's/^CONFIG_VSOCKETS_DIAG=m$/CONFIG_VSOCKETS_DIAG=y/' "$o/.config" > "$work/vsock.config"
+	"$RXKIT_TOP/ci/cloud-diff" --src "$src" --debian "$(cloud_file "$target")" --ref "$o-ref/.config" \
+		--config "$work/vsock.config" --out "$d" > "$work/d2.log" 2>&1 ||
+		{ echo "# a vsock symbol's change was refused:"; sed 's/^/#   /' "$work/d2.log"; return "$KSFT_FAIL"; }
+	grep -q 'VSOCKETS_DIAG: m -> y (vsock: ' "$work/d2.log" ||
+		{ echo "# the vsock change is not reported"; return "$KSFT_FAIL"; }
+}
+
+# The whole path: a fragment beyond vsock and keys in the flavour (the
+# configuration in the image, IKCONFIG: off in Debian's, no dependencies)
+# stops ci/build before the build.
+test_foreign_fragment_refused()
+{
+	need_tree || return $?
+	printf '# Not the cloud flavour'"'"'s business.\nCONFIG_IKCONFIG=y\n' > "$work/foreign.config"
+	if cloud_check_flavour "$work/foreign.config"; then
+		echo "# ci/build accepted a flavour with CONFIG_IKCONFIG=y"
+		return "$KSFT_FAIL"
+	fi
+	grep -q 'IKCONFIG: n -> y REFUSED' "$work/build.log" &&
+		grep -q 'build: error: .*changes outside kconfig/cloud-allowed\|cloud-diff: error: ' "$work/build.log" ||
+		{ echo "# ci/build failed for another reason:"; tail -n 10 "$work/build.log" | sed 's/^/#   /'; return "$KSFT_FAIL"; }
+	grep 'cloud-diff: error' "$work/build.log" | sed 's/^/#   /'
+}
+
+# shellcheck disable=SC2086
+run_tests $TESTS
+[ "$ktap_fail" = 0 ]

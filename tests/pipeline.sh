@@ -1,0 +1,156 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/pipeline.sh: the GitLab CI view of the stage graph (ci/gitlab).
+# .gitlab-ci.yml is what ci/gitlab writes from ci/stages.mk now;
+# gitlab-ci-local resolves it (every job, every need) and it has the
+# graph's stages, one fetch job a target; a job's script exits 1 on a
+# failed stage and 4 on a skipped one; the JUnit report and the results
+# table say what the records say; one of its jobs runs for real, through
+# gitlab-ci-local's shell executor, and leaves its record and its JUnit
+# report.  KTAP on stdout; exit 0 (all passed or skipped), 1 (a
+# failure).
+set -eu
+PROG=pipeline
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+
+readonly ALL_TESTS="generated_current definition_resolves stage_exit junit_table job_runs"
+readonly TESTS="${RXKIT_PIPELINE_TESTS:-$ALL_TESTS}"
+# A job of seconds that reads the tree only (its record goes to a folder
+# of this test, not to make check's).
+readonly JOB="${RXKIT_PIPELINE_JOB:-commands}"
+
+usage()
+{
+	cat <<USAGE
+usage: tests/pipeline.sh
+
+The GitLab pipeline of the kit (.gitlab-ci.yml, written by ci/gitlab):
+$(for t in $ALL_TESTS; do echo "  $t"; done)
+job_runs runs job $JOB (RXKIT_PIPELINE_JOB) with gitlab-ci-local.
+
+Environment: RXKIT_PIPELINE_TESTS="NAME..." (a subset of the tests).
+USAGE
+}
+case "${1:-}" in
+-h|--help) usage; exit 0 ;;
+'') ;;
+*) usage >&2; die "unknown argument '$1'" ;;
+esac
+check_subset RXKIT_PIPELINE_TESTS
+work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-pipeline.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+
+# need_gcl: gitlab-ci-local, or a skip saying how to get it.
+need_gcl()
+{
+	[ -x "$RXKIT_CACHE/npm/node_modules/.bin/gitlab-ci-local" ] && return 0
+	SKIP_REASON="gitlab-ci-local is not installed in $RXKIT_CACHE/npm (ci/deps installs it)"
+	return "$KSFT_SKIP"
+}
+
+# The committed file is what ci/gitlab writes from the graph now.
+test_generated_current()
+{
+	ci_gitlab --check > "$work/check.log" 2>&1 && return "$KSFT_PASS"
+	sed 's/^/# /' "$work/check.log" | tail -n 20
+	return "$KSFT_FAIL"
+}
+
+# gitlab-ci-local parses it (the include, every job, every need) and its
+# jobs are the stages of ci/stages.mk, with one fetch job a target.
+test_definition_resolves()
+{
+	need_gcl || return
+	if ci_gitlab --validate > "$work/validate.log" 2>&1; then
+		sed 's/^/# /' "$work/validate.log" | grep -v 'remote\|origin\|symbolic'
+		return "$KSFT_PASS"
+	fi
+	sed 's/^/# /' "$work/validate.log" | tail -n 20
+	return "$KSFT_FAIL"
+}
+
+# A job's script is ci/stage --exit: the engine sees 1 for a failed stage,
+# 4 (allowed, a warning) for a skipped one, 0 for a pass.
+test_stage_exit()
+{
+	local r="$work/exit" rc want
+	for want in 1:fail:false 4:skip:-- 0:pass:true; do
+		rc=0
+		case "$want" in
+		*:--) RXKIT_RESULTS="$r" "$RXKIT_TOP/ci/stage" --exit s-skip s-fail -- true \
+			> /dev/null 2>&1 || rc=$? ;;
+		*) RXKIT_RESULTS="$r" "$RXKIT_TOP/ci/stage" --exit "s-${want#*:}" -- "${want##*:}" \
+			> /dev/null 2>&1 || rc=$? ;;
+		esac
+		[ "$rc" = "${want%%:*}" ] ||
+			{ echo "# a ${want#*:} stage: exit $rc, not ${want%%:*}"; return "$KSFT_FAIL"; }
+	done
+	echo "# fail 1, skip 4, pass 0"
+}
+
+# The JUnit report of a suite's stage record (a failed and a skipped KTAP
+# test) and the table of results.json files (target x suite x tree).
+test_junit_table()
+{
+	local r="$work/junit" o="$work/table"
+	mkdir -p "$r" "$o/7.3/patched/s" "$o/7.3/baseline/s"
+	printf 'TAP version 13\n1..3\nok 1 a\nnot ok 2 b\nok 3 c # SKIP no c here\n' > "$r/suite.log"
+	"$RXKIT_TOP/tests/results" record suite 1 5 "$r/suite.log" > "$r/suite.json"
+	"$RXKIT_TOP/tests/results" junit "$r/suite.json" > "$r/suite.xml"
+	expect_line "$r/suite.xml" '  <testsuite name="suite" tests="3" failures="1" skipped="1" time="5">' || return
+	expect_line "$r/suite.xml" '    <testcase classname="suite" name="b"><failure message=""/></testcase>' || return
+	expect_line "$r/suite.xml" '    <testcase classname="suite" name="c"><skipped message="no c here"/></testcase>' || return
+	printf '{"target": "7.3", "tree": "%s", "tests": [{"name": "x", "status": "%s"}]}\n' \
+		patched pass > "$o/7.3/patched/s/results.json"
+	printf '{"target": "7.3", "tree": "%s", "tests": [{"name": "x", "status": "%s"}]}\n' \
+		baseline fail > "$o/7.3/baseline/s/results.json"
+	"$RXKIT_TOP/tests/results" table "$o" > "$o/table.md"
+	sed 's/^/# /' "$o/table.md"
+	expect_line "$o/table.md" '| target | suite | patched | baseline |' &&
+	expect_line "$o/table.md" '| 7.3 | s | 1/0/0 | 0/1/0 |'
+}
+
+# expect_line FILE LINE: FILE has LINE, or a failure saying so.
+expect_line()
+{
+	grep -qxF -- "$2" "$1" && return 0
+	echo "# no line '$2' in ${1##*/}:"
+	sed 's/^/#   /' "$1"
+	return "$KSFT_FAIL"
+}
+
+# Job JOB of .gitlab-ci.yml, run by gitlab-ci-local on this machine's
+# shell (before_script: ci/deps; its ci/stage line; after_script: its
+# JUnit report): its record passed and its report is JUnit XML naming it.
+# gitlab-ci-local's own exit says too little (a failed job that may fail
+# with another code leaves it 0): the record is the verdict.
+test_job_runs()
+{
+	local t0 rec="$work/out/check/$JOB.json" xml="$work/out/junit/$JOB.xml" rc=0
+	need_gcl || return
+	t0=$(date +%s)
+	RXKIT_OUT="$work/out" ci_gitlab --run --no-artifacts-to-source "$JOB" > "$work/run.log" 2>&1 || rc=$?
+	echo "# gitlab-ci-local ran job $JOB in $(( $(date +%s) - t0 )) s (exit $rc)"
+	if [ ! -f "$rec" ]; then
+		echo "# no record $rec:"
+		grep -v 'remote\|origin\|symbolic' "$work/run.log" | tail -n 15 | sed 's/^/#   /'
+		return "$KSFT_FAIL"
+	fi
+	if [ "$("$RXKIT_TOP/tests/results" status "$rec")" != pass ]; then
+		echo "# $JOB did not pass: $("$RXKIT_TOP/tests/results" reason "$rec")"
+		tail -n 15 "$work/out/check/$JOB.log" | sed 's/^/#   /'
+		return "$KSFT_FAIL"
+	fi
+	grep -q "<testsuite name=\"$JOB\" " "$xml" 2>/dev/null && grep -q '</testsuites>' "$xml" || {
+		echo "# no JUnit report of $JOB in $xml"
+		return "$KSFT_FAIL"
+	}
+	echo "# $xml: $(grep -c '<testcase ' "$xml") test cases"
+	return "$KSFT_PASS"
+}
+
+ci_gitlab() { "$RXKIT_TOP/ci/gitlab" "$@"; }
+
+# shellcheck disable=SC2086
+run_tests $TESTS
