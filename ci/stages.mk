@@ -167,7 +167,7 @@ $(call stage,packages-build-$(1),cleanroot-$(1),tests/packages_build.sh --reuse 
 $(call stage,packages-deb-$(1),packages-build-$(1) rootfs,tests/packages_deb.sh $(1))
 $(call stage,packages-rpm-$(1),packages-build-$(1) rootfs,tests/packages_rpm.sh $(1))
 $(call stage,packages-repo-$(1),packages-build-$(1) rootfs,tests/packages_repo.sh $(1))
-$(call stage,packages-boot-$(1),packages-build-$(1) image,tests/packages_boot.sh $(1),packages-repo-$(1))
+$(call stage,packages-boot-$(1),packages-build-$(1) vm-image,tests/packages_boot.sh $(1),packages-repo-$(1))
 $(call stage,packages-refusals-$(1),prepare-$(1),$(NICE) tests/packages_refusals.sh $(1),$(HEAD))
 $(if $(FULL),$(call stage,packages-rebuild-$(1),packages-build-$(1) rootfs,$(NICE) tests/packages_rebuild.sh $(1),packages-deb-$(1)),$(call skipped,packages-rebuild-$(1),reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages))
 $(call stage,cleanroot-$(1),rootfs-base,$(NICE) tests/cleanroot.sh $(1),build-$(1)-patched)
@@ -204,7 +204,7 @@ kernel_set = build-$(1)-patched build-$(1)-baseline build-$(1)-debug \
 	loopback-$(1)-patched loopback-$(1)-baseline virtio-$(1)-patched \
 	virtio-$(1)-baseline nested-$(1)-patched nested-$(1)-baseline \
 	ab-verdict-$(1) loopback-$(1)-debug virtio-$(1)-debug bench-smoke-$(1)
-check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs rootfs-base image \
+check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs rootfs-base vm-image \
 	cleanroot-$(1) packages-build-$(1) build-$(1)-baseline build-$(1)-debug \
 	packages-deb-$(1) packages-rpm-$(1) packages-repo-$(1) packages-boot-$(1) nested-$(1)-patched nested-$(1)-baseline virtio-$(1)-patched \
 	virtio-$(1)-baseline loopback-$(1)-patched loopback-$(1)-baseline \
@@ -242,7 +242,7 @@ $(eval $(call stage,rootfs-base,,tests/mkrootfs --base,rootfs))
 # The Debian VM image of the boot suite (tests/mkimage: the base root plus
 # Debian's cloud kernel and GRUB), made beside the kernel builds; cached,
 # it takes seconds.
-$(eval $(call stage,image,rootfs-base,tests/mkimage))
+$(eval $(call stage,vm-image,rootfs-base,tests/mkimage))
 # The kit itself: the series against the posting and each other, every
 # command packaged, shellcheck; the error paths of the stages (each with
 # private caches, next to the trees it reads).
