@@ -151,7 +151,10 @@ endef
 # the build suite checks them (--reuse: a second build here cost 5.5 min
 # of both cores), the Debian and RPM suites install, boot, upgrade and
 # remove them, the repository suite publishes them (ci/repo) and installs
-# from the signed repositories with apt and dnf.  make run and make repo:
+# from the signed repositories with apt and dnf, the boot suite installs
+# the kernel from that repository in a Debian VM image (tests/mkimage:
+# systemd, GRUB) and reboots into it and back (after the repository
+# suite: both publish $RXKIT_OUT/repo).  make run and make repo:
 # ci/repo after ci/package.  ci/package stages one build of a target at a time (its
 # lock): the suites that build (deb's upgrade, rebuild) run one after
 # another; the refusals stage apart.  The rebuilds (check-full): a second
@@ -164,6 +167,7 @@ $(call stage,packages-build-$(1),cleanroot-$(1),tests/packages_build.sh --reuse 
 $(call stage,packages-deb-$(1),packages-build-$(1) rootfs,tests/packages_deb.sh $(1))
 $(call stage,packages-rpm-$(1),packages-build-$(1) rootfs,tests/packages_rpm.sh $(1))
 $(call stage,packages-repo-$(1),packages-build-$(1) rootfs,tests/packages_repo.sh $(1))
+$(call stage,packages-boot-$(1),packages-build-$(1) vm-image,tests/packages_boot.sh $(1),packages-repo-$(1))
 $(call stage,packages-refusals-$(1),prepare-$(1),$(NICE) tests/packages_refusals.sh $(1),$(HEAD))
 $(if $(FULL),$(call stage,packages-rebuild-$(1),packages-build-$(1) rootfs,$(NICE) tests/packages_rebuild.sh $(1),packages-deb-$(1)),$(call skipped,packages-rebuild-$(1),reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages))
 $(call stage,cleanroot-$(1),rootfs-base,$(NICE) tests/cleanroot.sh $(1),build-$(1)-patched)
@@ -200,9 +204,9 @@ kernel_set = build-$(1)-patched build-$(1)-baseline build-$(1)-debug \
 	loopback-$(1)-patched loopback-$(1)-baseline virtio-$(1)-patched \
 	virtio-$(1)-baseline nested-$(1)-patched nested-$(1)-baseline \
 	ab-verdict-$(1) loopback-$(1)-debug virtio-$(1)-debug bench-smoke-$(1)
-check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs rootfs-base \
+check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs rootfs-base vm-image \
 	cleanroot-$(1) packages-build-$(1) build-$(1)-baseline build-$(1)-debug \
-	packages-deb-$(1) packages-rpm-$(1) packages-repo-$(1) nested-$(1)-patched nested-$(1)-baseline virtio-$(1)-patched \
+	packages-deb-$(1) packages-rpm-$(1) packages-repo-$(1) packages-boot-$(1) nested-$(1)-patched nested-$(1)-baseline virtio-$(1)-patched \
 	virtio-$(1)-baseline loopback-$(1)-patched loopback-$(1)-baseline \
 	loopback-$(1)-debug virtio-$(1)-debug ab-verdict-$(1) \
 	packages-refusals-$(1) packages-rebuild-$(1) errors-build errors-tools \
@@ -235,6 +239,10 @@ STAGES += results-json results-table
 # debootstrap of the base system.
 $(eval $(call stage,rootfs,,tests/mkrootfs))
 $(eval $(call stage,rootfs-base,,tests/mkrootfs --base,rootfs))
+# The Debian VM image of the boot suite (tests/mkimage: the base root plus
+# Debian's cloud kernel and GRUB), made beside the kernel builds; cached,
+# it takes seconds.
+$(eval $(call stage,vm-image,rootfs-base,tests/mkimage))
 # The kit itself: the series against the posting and each other, every
 # command packaged, shellcheck; the error paths of the stages (each with
 # private caches, next to the trees it reads).

@@ -6,6 +6,9 @@
 #   tests/packages_rpm.sh       rpmlint; rpm install, verify, module, boot, erase
 #   tests/packages_repo.sh      ci/repo's signed repositories: apt and dnf install,
 #                               tampering and other keys refused
+#   tests/packages_boot.sh      apt-get install from ci/repo's repository in a
+#                               Debian VM (tests/mkimage), reboot through GRUB,
+#                               vsock jobs, remove, reboot back
 #   tests/packages_refusals.sh  a series that needs fuzz or an offset is refused
 #   tests/packages_rebuild.sh   reproducible, the -dbg package, the clean-root
 #                               build (rebuilds: make check-full)
@@ -19,7 +22,7 @@ PROG=packages
 
 # SUITE:VARIABLE, the order they run in.
 readonly SUITES="packages_build:RXKIT_PACKAGE_BUILD_TESTS packages_deb:RXKIT_PACKAGE_DEB_TESTS \
-packages_rpm:RXKIT_PACKAGE_RPM_TESTS packages_repo:RXKIT_PACKAGE_REPO_TESTS packages_refusals:RXKIT_PACKAGE_REFUSAL_TESTS \
+packages_rpm:RXKIT_PACKAGE_RPM_TESTS packages_repo:RXKIT_PACKAGE_REPO_TESTS packages_boot:RXKIT_PACKAGE_BOOT_TESTS packages_refusals:RXKIT_PACKAGE_REFUSAL_TESTS \
 packages_rebuild:RXKIT_PACKAGE_REBUILD_TESTS"
 
 usage()

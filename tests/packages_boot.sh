@@ -1,0 +1,260 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/packages_boot.sh: the patched kernel installed and booted as a
+# user does, in a Debian 12 VM.  KTAP on stdout; exit 0 (all passed or
+# skipped), 1 (a failure).
+#
+# The VM is tests/mkimage's image (ext4 root on virtio-blk, GRUB for BIOS,
+# systemd, Debian's cloud kernel), started through the firmware (SeaBIOS,
+# GRUB; no -kernel), its disk in QEMU's snapshot mode (the cached image is
+# not written).  A second, read-only virtio disk (label RXKITJOB, made
+# with mke2fs -d) carries ci/repo's signed apt repository, the job
+# (tests/image/run) and the kit's test initramfs as a tree; the image's
+# rxkit-job.service runs the job after multi-user.target, one step a boot:
+# Debian's kernel adds the repository and apt-get installs linux-image-REL
+# (the hooks make the initramfs and the GRUB menu), GRUB boots the patched
+# kernel, which runs the vsock loopback jobs and apt-get removes itself,
+# GRUB boots Debian's kernel again.  One QEMU run for the three boots; the
+# guest reports on its second serial port.  The packages:
+# tests/packages-lib.sh's need_packages; the repository:
+# tests/packages-repo-lib.sh's make_repo (ci/repo).
+set -eu
+PROG=packages_boot
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+. "$RXKIT_TOP/tests/packages-lib.sh"
+
+readonly ALL_TESTS="boot_debian boot_install boot_patched boot_vsock boot_remove"
+readonly TESTS="${RXKIT_PACKAGE_BOOT_TESTS:-$ALL_TESTS}"
+# The three boots and their jobs under TCG.
+readonly VM_TIMEOUT=${RXKIT_VM_TIMEOUT:-1200}
+readonly VSOCK_JOBS="vsock_diag_test_loopback vsock_test_loopback"
+# Console lines of a boot that cannot go on (stop the VM there).
+readonly VM_STUCK='Kernel panic|^\(initramfs\) |Dropping to a shell'
+
+
+usage()
+{
+	cat <<USAGE
+usage: tests/packages_boot.sh [--list] [TARGET]
+
+Install-and-reboot test of the patched guest kernel of TARGET (default:
+$RXKIT_TARGET) in the kit's Debian 12 VM image (tests/mkimage), from
+ci/repo's signed apt repository, booted through SeaBIOS and GRUB:
+$(for t in $ALL_TESTS; do echo "  $t"; done)
+One VM run (three boots, at most ${VM_TIMEOUT}s) serves every test; a test
+whose boot did not happen FAILs with the end of the console log.
+Artefacts (console and protocol logs): \$RXKIT_OUT/TARGET/packages-test/boot/
+--list: the test names, one a line.
+Environment: RXKIT_PACKAGE_BOOT_TESTS="NAME..." (a subset), RXKIT_VM_TIMEOUT.
+USAGE
+}
+
+# --tree patched and --flavour guest, the only ones, as results_begin's
+# reproducer.sh names them.
+pkg_opt()
+{
+	case "$1" in
+	--tree|--flavour)
+		opt_arg "a value" "$@"
+		case "$1 $2" in
+		"--tree patched"|"--flavour guest") return 2 ;;
+		esac
+		die "$1 $2: only the patched tree's guest flavour is packaged" ;;
+	esac
+	return 0
+}
+pkg_setup RXKIT_PACKAGE_BOOT_TESTS "$@"
+. "$RXKIT_TOP/tests/packages-repo-lib.sh"
+pkg_need_kernel
+pkg_need_root
+need "$QEMU" qemu-system-x86
+need mke2fs e2fsprogs
+need cpio cpio
+pkg_art_clean boot
+art="$art/boot"
+mkdir -p "$art"
+pr="$art/results.log"
+tree=patched flavour=guest
+release=$rel
+accel=$(pick_accel "$kernel" "$(ensure_initramfs "$(src_root "$target")/patched" "$o")" "$art/accel-probe")
+
+vm_state=	# '' (not run yet), ok, or why there is no run
+
+# vm_run: the VM run of the top, once; a KSFT code (SKIP: no packages or
+# repository, SKIP_REASON says why).
+vm_run()
+{
+	local img i g t0 pid rc=0
+	case "$vm_state" in
+	ok) return "$KSFT_PASS" ;;
+	?*) echo "# $vm_state"; return "$KSFT_FAIL" ;;
+	esac
+	need_repo || return $?
+	vm_state="tests/mkimage failed (log: $art/mkimage.log)"
+	img=$("$RXKIT_TOP/tests/mkimage" 2> "$art/mkimage.log") ||
+		{ tail -n 5 "$art/mkimage.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
+	sed 's/^/# /' "$art/mkimage.log"
+	vm_state="the job disk could not be made"
+	g="$work/job"
+	mkdir -p "$g/guest"
+	cp -R "$RXKIT_OUT/repo" "$g/repo"
+	cp "$RXKIT_TOP/tests/image/run" "$g/run"
+	printf 'rel=%s\njobs="%s"\n' "$rel" "$VSOCK_JOBS" > "$g/env"
+	i=$(ensure_initramfs "$(src_root "$target")/patched" "$o") || return "$KSFT_FAIL"
+	gzip -dc "$i" | (cd "$g/guest" && cpio -id --quiet) || return "$KSFT_FAIL"
+	chroot "$g/guest" /bin/busybox --install -s /bin || return "$KSFT_FAIL"
+	skip_list vsock_test_loopback "$target" > "$g/guest/rxkit/skip/vsock_test_loopback"
+	skip_list vsock_diag_test_loopback "$target" > "$g/guest/rxkit/skip/vsock_diag_test_loopback"
+	mke2fs -q -t ext4 -L RXKITJOB -d "$g" "$work/job.raw" 256M > "$art/mke2fs.log" 2>&1 ||
+		{ cat "$art/mke2fs.log"; return "$KSFT_FAIL"; }
+	: > "$art/serial.log"
+	: > "$pr"
+	t0=$(date +%s)
+	echo "# image $img; job disk $(du -sk "$g" | cut -f1) KiB; VM started ($accel, -smp $GUEST_SMP)"
+	# shellcheck disable=SC2046
+	$QEMU -nodefaults -display none -monitor none -machine q35 \
+		$(qemu_accel_args "$accel") -smp "$GUEST_SMP" -m 1024 \
+		-drive "file=$img,format=raw,if=virtio,snapshot=on" \
+		-drive "file=$work/job.raw,format=raw,if=virtio,readonly=on" \
+		-serial "file:$art/serial.log" -serial "file:$pr" \
+		> "$art/qemu.log" 2>&1 &
+	pid=$!
+	# Until the guest powers off; a kernel that cannot go on (a panic,
+	# initramfs-tools' rescue shell) stops the run at once.
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$(date +%s)" -ge $((t0 + VM_TIMEOUT)) ]; then
+			rc=3
+		elif tr -d '\r' < "$art/serial.log" | grep -Eq "$VM_STUCK"; then
+			rc=4
+		fi
+		if [ "$rc" != 0 ]; then
+			kill "$pid" 2>/dev/null || true
+			break
+		fi
+		sleep 1
+	done
+	wait "$pid" 2>/dev/null || true
+	tr -d '\r' < "$pr" > "$pr.txt"
+	echo "# VM run: $(( $(date +%s) - t0 )) s; boots: $(grep '^RXKIT: boot ' "$pr.txt" | cut -d' ' -f3- | paste -sd, -)"
+	vm_state=ok
+	case "$rc" in
+	3) echo "# the VM overran ${VM_TIMEOUT}s and was stopped (console: $art/serial.log)" ;;
+	4) echo "# the guest's kernel could not go on: $(tr -d '\r' < "$art/serial.log" | grep -E "$VM_STUCK" | head -n 1)" ;;
+	esac
+	grep -q '^RXKIT: done' "$pr.txt" || {
+		echo "# the guest did not finish its steps; console's end:"
+		tr -d '\r' < "$art/serial.log" | tail -n 15 | awk '{ print "#   " $0 }'
+	}
+}
+
+# boot_block STEP: the protocol lines of that step's boot.
+boot_block()
+{
+	awk -v s="$1" '/^RXKIT: boot / { on = ($3 == s) } on' "$pr.txt"
+}
+
+# check_boot STEP RELEASE: the boot of STEP ran RELEASE (any release of
+# Debian's cloud kernel for "debian") with every vCPU and reached
+# multi-user.target; says what systemd reports.
+check_boot()
+{
+	local b u m
+	b=$(boot_block "$1")
+	[ -n "$b" ] || { echo "# no boot of step '$1' (protocol: $pr)"; return 1; }
+	u=$(printf '%s\n' "$b" | sed -n 's/^RXKIT: boot [a-z]* //p')
+	printf '%s\n' "$b" | grep -E '^RXKIT: (system|failed-unit) ' | sed 's/^RXKIT: /# /'
+	m=$(printf '%s\n' "$b" | sed -n 's/^RXKIT: multi-user-us \([0-9]*\)$/\1/p')
+	echo "# step $1: uname -r $u; multi-user.target reached ${m:+$((m / 1000000)) s after the kernel started}"
+	case "$2" in
+	debian) case "$u" in *-cloud-amd64) ;; *) echo "# not Debian's cloud kernel"; return 1 ;; esac ;;
+	*) [ "$u" = "$2" ] || { echo "# not $2"; return 1; } ;;
+	esac
+	printf '%s\n' "$b" | grep -qx 'RXKIT: multi-user active' ||
+		{ echo "# multi-user.target is not active"; return 1; }
+	printf '%s\n' "$b" | grep -qx "RXKIT: cpus $GUEST_SMP" ||
+		{ echo "# the guest did not bring up $GUEST_SMP vCPUs"; return 1; }
+}
+
+# apt_ok STEP: the apt-get of STEP's boot exited 0; its output else.
+apt_ok()
+{
+	local b
+	b=$(boot_block "$1")
+	printf '%s\n' "$b" | sed -n '/^RXKIT: apt-begin/,/^RXKIT: apt-end/p' > "$art/apt-$1.log"
+	printf '%s\n' "$b" | grep -qx 'RXKIT: apt-rc 0' && return 0
+	echo "# apt-get failed in step $1:"
+	tail -n 12 "$art/apt-$1.log" | sed 's/^/#   /'
+	return 1
+}
+
+test_boot_debian()
+{
+	vm_run || return $?
+	check_boot install debian
+}
+
+test_boot_install()
+{
+	local rc=0 b
+	vm_run || return $?
+	b=$(boot_block install)
+	apt_ok install || return 1
+	grep '^Setting up\|^update-initramfs\|^Generating grub\|^Found linux image' "$art/apt-install.log" |
+		sed 's/^/# apt: /'
+	printf '%s\n' "$b" | grep -qx "RXKIT: initrd new /boot/initrd.img-$rel" ||
+		{ echo "# /boot/initrd.img-$rel was not made by the install"; rc=1; }
+	printf '%s\n' "$b" | grep -qx 'RXKIT: grub.cfg new' ||
+		{ echo "# /boot/grub/grub.cfg was not regenerated"; rc=1; }
+	printf '%s\n' "$b" | grep -qx "RXKIT: grub.cfg has vmlinuz-$rel" ||
+		{ echo "# grub.cfg has no entry of vmlinuz-$rel"; rc=1; }
+	printf '%s\n' "$b" | sed -n 's/^RXKIT: grub-entry /# grub.cfg: /p'
+	return "$rc"
+}
+
+test_boot_patched()
+{
+	vm_run || return $?
+	check_boot patched "$rel"
+}
+
+test_boot_vsock()
+{
+	local b j jrc rc=0 bad
+	vm_run || return $?
+	b=$(boot_block patched)
+	[ -n "$b" ] || { echo "# no boot of the patched kernel"; return 1; }
+	for j in $VSOCK_JOBS; do
+		printf '%s\n' "$b" | sed -n "/^RXKIT: job $j\$/,/^RXKIT: rc/p" > "$art/$j.log"
+		jrc=$(sed -n 's/^RXKIT: rc \([0-9]*\)$/\1/p' "$art/$j.log")
+		vsock_cases "$j" "$art/$j.log" "$work/job/guest/rxkit/skip/$j" "${jrc:-255}" || rc=1
+	done
+	printf '%s\n' "$b" > "$art/patched.log"
+	mkdir -p "$art/patched"
+	printf '%s\n' "$b" > "$art/patched/results.log"
+	: > "$art/patched/serial.log"
+	bad=$(guest_dmesg_bad "$art/patched") || return 1
+	[ -z "$bad" ] || { echo "# kernel log reports problems:"; printf '%s\n' "$bad" | sed 's/^/#   /'; rc=1; }
+	return "$rc"
+}
+
+test_boot_remove()
+{
+	local rc=0 b
+	vm_run || return $?
+	b=$(boot_block patched)
+	[ -n "$b" ] || { echo "# no boot of the patched kernel"; return 1; }
+	apt_ok patched || return 1
+	printf '%s\n' "$b" | grep -qx "RXKIT: removed /boot/vmlinuz-$rel" ||
+		{ echo "# /boot/vmlinuz-$rel is still there"; rc=1; }
+	printf '%s\n' "$b" | grep -qx "RXKIT: grub.cfg lost vmlinuz-$rel" ||
+		{ echo "# grub.cfg still boots vmlinuz-$rel"; rc=1; }
+	check_boot removed debian || rc=1
+	grep -q '^RXKIT: done' "$pr.txt" || { echo "# the last boot did not finish"; rc=1; }
+	return "$rc"
+}
+
+results_begin "$art" packages_boot.sh RXKIT_PACKAGE_BOOT_TESTS RXKIT_VM_TIMEOUT
+{ rc=0; pkg_run || rc=$?; echo "$rc" > "$art/rc"; } | tee "$art/results.ktap"
+results_end vm-image
+exit "$(cat "$art/rc")"
