@@ -26,8 +26,11 @@ PROG=packages_boot
 
 readonly ALL_TESTS="boot_debian boot_install boot_patched boot_vsock boot_remove"
 readonly TESTS="${RXKIT_PACKAGE_BOOT_TESTS:-$ALL_TESTS}"
-# The three boots and their jobs under TCG.
-readonly VM_TIMEOUT=${RXKIT_VM_TIMEOUT:-1200}
+# The three boots and their jobs under TCG: 679-893 s measured with a
+# kernel build beside it (the last boot loses about 6 min before its
+# kernel starts, not explained yet: doc/testing.md); make check runs
+# another stage beside it, hence the margin.
+readonly VM_TIMEOUT=${RXKIT_VM_TIMEOUT:-1800}
 readonly VSOCK_JOBS="vsock_diag_test_loopback vsock_test_loopback"
 # Console lines of a boot that cannot go on (stop the VM there).
 readonly VM_STUCK='Kernel panic|^\(initramfs\) |Dropping to a shell'
