@@ -1219,40 +1219,59 @@ TEST_F_TIMEOUT(quiet, partial_head, 120)
 	struct check *c = &rg->c;
 	struct flow *f = rg->f;
 	int inq = 0, i, err;
+	bool have_inq;
 	struct ctl counts;
 	__u64 unread;
 	ssize_t n;
 
 	ASSERT_EQ(0, send_records(f, 256));
-	for (i = 0; i < 500 && inq != 256 * REC; i++) {
+	/* 6.18 and 7.3 answer SIOCINQ; 6.12's vsock_do_ioctl() knows SIOCOUTQ only. */
+	have_inq = !ioctl(rg->s, SIOCINQ, &inq);
+	if (!have_inq) {
+		ASSERT_TRUE(errno == EOPNOTSUPP || errno == ENOTTY)
+			TH_LOG("SIOCINQ: %s", strerror(errno));
+		printf("# SIOCINQ: %s (this vsock has none): %s\n", strerror(errno),
+		       "rx_bytes unchecked, the bytes checked");
+		usleep(200000);
+	}
+	for (i = 0; have_inq && i < 500 && inq != 256 * REC; i++) {
 		ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
 		usleep(10000);
 	}
-	ASSERT_EQ(256 * REC, inq);
+	if (have_inq)
+		ASSERT_EQ(256 * REC, inq);
 	n = recv(rg->s, rg->buf, PARTIAL, 0);
 	ASSERT_EQ(PARTIAL, n);
 	side_feed(c, &s, rg->buf, n);
-	ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
-	ASSERT_EQ(256 * REC - PARTIAL, inq);
+	if (have_inq) {
+		ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
+		ASSERT_EQ(256 * REC - PARTIAL, inq);
+	}
 	m.mode = MODE_PASS;
 	err = switch_to(f, SIDE_S, "insert", op_insert, &m);
 	ASSERT_EQ(0, err) TH_LOG("insert: %s", strerror(-err));
 	usleep(200000);
-	ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
 	unread = 256 * REC - s.bytes;
-	if ((unsigned int)inq > unread)
-		violation(c, "SIOCINQ %u after the insert, %llu bytes unread: rx_bytes miscounted",
-			  (unsigned int)inq, (unsigned long long)unread);
-	printf("# after the insert: SIOCINQ %d of %llu unread bytes\n", inq,
-	       (unsigned long long)unread);
+	if (have_inq) {
+		ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
+		if ((unsigned int)inq > unread)
+			violation(c, "SIOCINQ %u after the insert, %llu bytes unread: %s",
+				  (unsigned int)inq, (unsigned long long)unread,
+				  "rx_bytes miscounted");
+		printf("# after the insert: SIOCINQ %d of %llu unread bytes\n", inq,
+		       (unsigned long long)unread);
+	}
 	read_for(c, &s, 1, rg->buf, 200);
-	ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
-	if (inq)
-		violation(c, "SIOCINQ %u after reading %llu of %u bytes",
-			  (unsigned int)inq, (unsigned long long)s.bytes, 256 * REC);
+	if (have_inq) {
+		ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
+		if (inq)
+			violation(c, "SIOCINQ %u after reading %llu of %u bytes",
+				  (unsigned int)inq, (unsigned long long)s.bytes, 256 * REC);
+	}
 	ASSERT_EQ(0, send_records(f, 512));
 	read_for(c, &s, 1, rg->buf, 1000);
-	ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
+	if (have_inq)
+		ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
 	check_stream(c, &s, 1, 512);
 	ASSERT_EQ(0, map_lookup(rg->ctl_fd, CTL_COUNTS, &counts));
 	printf("# read %llu bytes, %u records; SIOCINQ at the end %d\n",
