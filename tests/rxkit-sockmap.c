@@ -467,6 +467,12 @@ static bool side_allowed(struct flow *f, __u32 from, __u32 to, int bit)
 	return false;
 }
 
+/* The bytes read on n sides. */
+static __u64 side_total(const struct side *s, int n)
+{
+	return s[0].bytes + (n > 1 ? s[1].bytes : 0);
+}
+
 /* Byte o of the stream the sender wrote. */
 static unsigned char stream_byte(__u64 o)
 {
@@ -642,7 +648,7 @@ static void check_stream(struct check *c, struct side *sides, int nsides,
 			violation(c, "%s: %zu bytes after the last of %u records",
 				  sides[i].name, sides[i].bytes - p[i], total);
 stop:
-	if (o < end && p[0] + p[1] < sides[0].bytes + (nsides > 1 ? sides[1].bytes : 0))
+	if (o < end && p[0] + p[1] < side_total(sides, nsides))
 		printf("# %llu bytes from stream offset %llu not checked\n",
 		       (unsigned long long)(end - o), (unsigned long long)o);
 	for (g = 0; g < ngaps; g++) {
@@ -707,12 +713,6 @@ static void side_free(struct side *s)
 	free(s->data);
 	free(s->read_end);
 	free(s->read_epoch);
-}
-
-/* The bytes read on n sides. */
-static __u64 side_total(const struct side *s, int n)
-{
-	return s[0].bytes + (n > 1 ? s[1].bytes : 0);
 }
 
 /*

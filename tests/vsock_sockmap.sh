@@ -112,29 +112,6 @@ test_checkpatch()
 	return "$KSFT_FAIL"
 }
 
-# ktap_from_test_progs LOG: test_progs' subtest lines ("#N/M test/sub:OK",
-# SKIP, FAIL) as indented KTAP subtests, numbered in their order; its
-# "All error logs:" section, which repeats the failed ones, is not read.
-ktap_from_test_progs()
-{
-	tr -d '\r' < "$1" | awk '
-		/^All error logs:/ { done = 1 }
-		!done && /^#[0-9]+\/[0-9]+ / {
-			sub(/^#[0-9]+\/[0-9]+ +/, "")
-			st = $0; sub(/.*:/, "", st)
-			name = $0; sub(/:[A-Z]+$/, "", name)
-			n++
-			if (st == "OK") line[n] = "    ok " n " " name
-			else if (st == "SKIP") line[n] = "    ok " n " " name " # SKIP"
-			else line[n] = "    not ok " n " " name
-		}
-		END {
-			print "    1.." n+0
-			for (i = 1; i <= n; i++)
-				print line[i]
-		}'
-}
-
 test_bpf_selftests()
 {
 	local job=bpf_selftests grc=0 rc=0 f= n=0

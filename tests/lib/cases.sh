@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# The cases of the kernel's vsock test programs and of the kit's harness
-# tests: their output as KTAP subtests, the per-job skip lists
-# (tests/guest/skip/), the known defects of a backend
-# (tests/data/backend-defects) that skip a test and the known kernel
-# defects a sockmap case fails as (tests/data/sockmap-defects: XFAIL).
+# The cases of the kernel's vsock test programs, of its BPF selftests'
+# test_progs and of the kit's harness tests: their output as KTAP
+# subtests, the per-job skip lists (tests/guest/skip/), the known defects
+# of a backend (tests/data/backend-defects) that skip a test and the
+# known kernel defects a sockmap case fails as (tests/data/sockmap-defects:
+# XFAIL).
 # Sourced by tests/lib.sh.
 
 readonly BACKEND_DEFECTS="$RXKIT_TOP/tests/data/backend-defects"
@@ -175,6 +176,29 @@ ktap_from_harness()
 		on && /^(1\.\.[0-9]+|ok |not ok |# )/ { print "    " $0 }'
 }
 
+# ktap_from_test_progs LOG: test_progs' subtest lines ("#N/M test/sub:OK",
+# SKIP, FAIL) as indented KTAP subtests, numbered in their order; its
+# "All error logs:" section, which repeats the failed ones, is not read.
+ktap_from_test_progs()
+{
+	tr -d '\r' < "$1" | awk '
+		/^All error logs:/ { done = 1 }
+		!done && /^#[0-9]+\/[0-9]+ / {
+			sub(/^#[0-9]+\/[0-9]+ +/, "")
+			st = $0; sub(/.*:/, "", st)
+			name = $0; sub(/:[A-Z]+$/, "", name)
+			n++
+			if (st == "OK") line[n] = "    ok " n " " name
+			else if (st == "SKIP") line[n] = "    ok " n " " name " # SKIP"
+			else line[n] = "    not ok " n " " name
+		}
+		END {
+			print "    1.." n+0
+			for (i = 1; i <= n; i++)
+				print line[i]
+		}'
+}
+
 # known_defects LOG KTAP TREE TARGET [LIST]: KTAP (a job's cases,
 # ktap_from_harness) with each case that failed as the known defects of
 # LIST (default tests/data/sockmap-defects) for TREE of TARGET (a TREES
@@ -222,7 +246,8 @@ known_defects()
 		}
 		/^# not as written: / && c != "" {
 			v[c]++
-			t = substr($0, 19)
+			t = $0
+			sub(/^# not as written: /, "", t)
 			for (i = 1; i <= n; i++)
 				if (c ~ cre[i] && t ~ sig[i]) {
 					m[c]++
