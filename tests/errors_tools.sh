@@ -90,12 +90,16 @@ test_ab_regression()
 # tests/lib/cases.sh known_defects: a sockmap case failing as a listed
 # defect says (every violation line its signature) is XFAIL, on the trees
 # listed only; one failing otherwise stays a failure; an entry naming no
-# case that ran is refused (tests/fixtures/sockmap-cases/job.log).
+# case that ran is refused (tests/fixtures/sockmap-cases: job.log, and
+# defects, a list of its own); the live list is well formed.
 test_sockmap_known_defects()
 {
 	local f="$RXKIT_TOP/tests/fixtures/sockmap-cases/job.log" rc=0
+	local l="$RXKIT_TOP/tests/fixtures/sockmap-cases/defects"
 	ktap_from_harness "$f" > "$work/raw"
-	known_defects "$f" "$work/raw" patched 7.3 > "$work/kd.out" || rc=$?
+	known_defects "$f" "$work/raw" patched 7.3 > "$work/kd.out" ||
+		{ sed 's/^/#   /' "$work/kd.out"; echo "# $SOCKMAP_DEFECTS: malformed or stale"; return "$KSFT_FAIL"; }
+	known_defects "$f" "$work/raw" patched 7.3 "$l" > "$work/kd.out" || rc=$?
 	sed 's/^/#   /' "$work/kd.out"
 	[ "$rc" = 0 ] &&
 	grep -q '^    ok 2 handoff.partial_head.loop # XFAIL upstream: .* \[baseline,patched\]$' "$work/kd.out" &&
@@ -104,7 +108,7 @@ test_sockmap_known_defects()
 	grep -q '^    # handoff.remove_under_flow.loop: failed otherwise than its known defects (1 of its 2 violations theirs)$' "$work/kd.out" &&
 	grep -q '^    ok 1 handoff.skb_verdict.loop$' "$work/kd.out" ||
 		{ echo "# patched: not the XFAILs expected (exit $rc)"; return "$KSFT_FAIL"; }
-	known_defects "$f" "$work/raw" baseline 7.3 > "$work/kd.out" || rc=$?
+	known_defects "$f" "$work/raw" baseline 7.3 "$l" > "$work/kd.out" || rc=$?
 	grep -q '^    not ok 4 quiet.partial_head$' "$work/kd.out" ||
 		{ echo "# baseline: quiet.partial_head (listed for patched only) made XFAIL"; return "$KSFT_FAIL"; }
 	printf 'handoff\\.gone\\.loop\tpatched\tx\ty\n' > "$work/list"

@@ -561,8 +561,8 @@ static void consume(struct check *c, struct side *s, size_t *p, size_t *ri,
 /*
  * Side s's bytes from p were written at stream offset at, before o, where
  * the check is: a record out of order (they were in a gap), the bytes just
- * checked again (as when a partly read skb is handed on whole), or older
- * bytes again.
+ * checked again (as when a partly read skb is handed on whole; a single
+ * byte is told apart: tests/data/sockmap-defects), or older bytes again.
  */
 static void out_of_place(struct check *c, const struct side *s, size_t p,
 			 __u64 at, __u64 o, bool in_gap)
@@ -572,6 +572,9 @@ static void out_of_place(struct check *c, const struct side *s, size_t p,
 
 	if (in_gap)
 		violation(c, "%s: record %llu after record %llu", s->name, r, last);
+	else if (dup == 1 && o - at == 1)
+		violation(c, "%s: offset %llu again right after it (record %llu)",
+			  s->name, (unsigned long long)at, r);
 	else if (dup == o - at)
 		violation(c, "%s: offsets %llu-%llu again right after them (record %llu)",
 			  s->name, (unsigned long long)at, (unsigned long long)(o - 1), r);

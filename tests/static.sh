@@ -161,11 +161,13 @@ test_upstream_git_am()
 		return "$KSFT_PASS"
 	fi
 	upstream_applied || return "$KSFT_FAIL"
-	echo "# git apply: the five patches apply in order to Linux $(fetched_version 7.3)"
+	echo "# git apply: the five patches apply in order to Linux $(fetched_version 7.3) after the prerequisites series/7.3 lists"
 }
 
-# upstream_applied: the vsock files of the pristine 7.3 tree with the posted
-# patches applied in order by git apply (as git am does), in $work/eq.
+# upstream_applied: the vsock files of the pristine 7.3 tree with the
+# prerequisites of series/7.3 (its patches that are not the posting's, in
+# series order) and then the posted patches applied in order by git apply
+# (as git am does), in $work/eq.
 upstream_applied()
 {
 	local srcdir= f= p=
@@ -177,6 +179,11 @@ upstream_applied()
 		 net/vmw_vsock/virtio_transport_common.c net/vmw_vsock/vsock_bpf.c; do
 		mkdir -p "$work/eq/${f%/*}"
 		cp "$srcdir/pristine/$f" "$work/eq/$f"
+	done
+	for p in $(grep -v '^[[:space:]]*#' "$RXKIT_TOP/series/7.3/series"); do
+		[ ! -f "$up/$p" ] || continue
+		(cd "$work/eq" && git apply "$RXKIT_TOP/series/7.3/$p") > "$work/eq.log" 2>&1 ||
+			{ echo "# git apply series/7.3/$p failed:"; sed 's/^/#   /' "$work/eq.log"; return 1; }
 	done
 	for p in "$up"/000[1-9]-*.patch; do
 		(cd "$work/eq" && git apply "$p") > "$work/eq.log" 2>&1 ||
@@ -264,8 +271,9 @@ test_matrix_current()
 	diag "$RXKIT_TOP/ci/matrix" --check
 }
 
-# The refreshed 7.3 series changes no code: the upstream patches (applied
-# with offsets) and the series (zero offset) give byte-identical trees.
+# The refreshed 7.3 series changes no code of the posting: its
+# prerequisites and the upstream patches (applied with offsets) and the
+# series (zero offset) give byte-identical trees.
 test_series_equivalent()
 {
 	local srcdir= f=
