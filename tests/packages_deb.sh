@@ -9,7 +9,8 @@
 # hooks run there (depmod, initramfs-tools, linux-update-symlinks); a
 # module builds against the installed headers; the root boots in QEMU with
 # the installed kernel and initrd; a rebuilt package with a higher revision
-# upgrades it; purge leaves nothing behind.  The packages: those of
+# upgrades it; purge leaves nothing behind; piuparts, Debian's own
+# install and purge test, passes.  The packages: those of
 # $RXKIT_OUT/TARGET/packages when newer than the kernel, else ci/package's
 # (tests/packages-lib.sh, need_packages).
 set -eu
@@ -18,7 +19,7 @@ PROG=packages_deb
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/packages-lib.sh"
 
-readonly ALL_TESTS="lintian deb_install deb_extmod deb_boot deb_upgrade deb_purge"
+readonly ALL_TESTS="lintian deb_install deb_extmod deb_boot deb_upgrade deb_purge deb_piuparts"
 readonly TESTS="${RXKIT_PACKAGE_DEB_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -47,8 +48,10 @@ need lintian lintian
 need chroot coreutils
 need cpio cpio
 need "$QEMU" qemu-system-x86
+need piuparts piuparts
 pkg_art_clean lintian.txt mkrootfs.log deb-install.log initrd.list extmod-deb-root.log \
-	boot-deb-root package-2-out3.log deb-upgrade.log deb-purge.log
+	boot-deb-root package-2-out3.log deb-upgrade.log deb-purge.log \
+	piuparts-mkrootfs.log piuparts.log
 droot="$work/deb-root"
 
 in_root() { chroot "$droot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
@@ -235,6 +238,38 @@ test_deb_purge()
 	[ -z "$left" ] || { echo "# left behind: $left"; return "$KSFT_FAIL"; }
 	[ ! -e "$droot/vmlinuz" ] || { echo "# /vmlinuz left behind -> $(readlink "$droot/vmlinuz")"; return "$KSFT_FAIL"; }
 	echo "# purged: no file of $rel left"
+}
+
+# piuparts, as piuparts.debian.org runs it on Debian's linux-image
+# packages: the image and the headers installed with their dependencies
+# from the archive into Debian's base system (tests/mkrootfs --base),
+# then purged; nothing left behind, nothing broken.  Its upgrade test is
+# off: it upgrades from the version an archive in its sources has, and no
+# Debian archive has the kit's packages (deb_upgrade upgrades one revision
+# of them to the next).  /var/cache/debconf/tmp.ci/ is not the packages':
+# debconf makes it at its first use in the root (the dependencies'
+# install), and the base root has none.
+test_deb_piuparts()
+{
+	local t= m= b="$work/piuparts-base"
+	need_packages || return $?
+	m=$(mirror_for bookworm)
+	[ -n "$m" ] || { SKIP_REASON="no Debian archive in this system's apt sources"; return "$KSFT_SKIP"; }
+	t=$(rootfs "$art/piuparts-mkrootfs.log" --base) || return "$KSFT_FAIL"
+	rm -rf "$b"
+	mkdir -p "$b"
+	tar -C "$b" -xf "$t"
+	if ! piuparts --existing-chroot "$b" -d bookworm -m "$m main" --no-upgrade-test \
+		--ignore /var/cache/debconf/tmp.ci/ -l "$art/piuparts.log" \
+		"$deb" "$hdeb" > /dev/null 2>&1; then
+		grep -E 'ERROR|FAIL' "$art/piuparts.log" | head -n 20 | sed 's/^/# /'
+		return "$KSFT_FAIL"
+	fi
+	rm -rf "$b"
+	# Its warnings (adequate's tags among them) stay warnings, as on
+	# piuparts.debian.org; they are shown.
+	sed -n 's/^.* INFO: \(PASS: .*\)$/# piuparts: \1/p; s/^.* ERROR: \(WARN: .*\)$/# piuparts: \1/p' \
+		"$art/piuparts.log"
 }
 
 pkg_run
