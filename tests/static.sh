@@ -180,7 +180,7 @@ upstream_applied()
 		mkdir -p "$work/eq/${f%/*}"
 		cp "$srcdir/pristine/$f" "$work/eq/$f"
 	done
-	for p in $(grep -v '^[[:space:]]*#' "$RXKIT_TOP/series/7.3/series"); do
+	for p in $(series_patches "$RXKIT_TOP/series/7.3"); do
 		[ ! -f "$up/$p" ] || continue
 		(cd "$work/eq" && git apply "$RXKIT_TOP/series/7.3/$p") > "$work/eq.log" 2>&1 ||
 			{ echo "# git apply series/7.3/$p failed:"; sed 's/^/#   /' "$work/eq.log"; return 1; }
@@ -233,7 +233,7 @@ test_series_files()
 	local rc="$KSFT_PASS" s= d= p= f= n=
 	for s in "$RXKIT_TOP"/series/*/series; do
 		d=${s%/series}
-		for p in $(grep -v '^[[:space:]]*#' "$s"); do
+		for p in $(series_patches "$d"); do
 			[ -f "$d/$p" ] || { echo "# $s: $p missing"; rc=$KSFT_FAIL; continue; }
 			grep -q '^\[ vsock-rxkit: ' "$d/$p" ||
 				{ echo "# $d/$p: no bracketed backport note"; rc=$KSFT_FAIL; }
