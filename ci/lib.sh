@@ -190,6 +190,13 @@ kbuild_env()
 	export KBUILD_BUILD_USER=rxkit KBUILD_BUILD_HOST=rxkit
 	export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-Thu Jan  1 00:00:00 UTC 2026}"
 	export KBUILD_BUILD_VERSION=1
+	# Debian's tools only: Kconfig asks $(RUSTC) and $(BINDGEN) from PATH
+	# for their versions (CONFIG_RUSTC_VERSION and the like), so a rustc
+	# of rustup's in ~/.cargo/bin changed the .config and the packages of
+	# this machine from those of a clean root (tests/packages_rebuild.sh
+	# reproducible, under gitlab-ci-local).  The kernel builds see the
+	# distribution's folders alone, as a buildd's do.
+	export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 }
 
 # pkg_tmp: the folder ci/package unpacks and builds the packages in
