@@ -159,7 +159,9 @@ endef
 # lock): the suites that build (deb's upgrade, rebuild) run one after
 # another; the refusals stage apart.  The rebuilds (check-full): a second
 # build, byte-identical, the -dbg package and the clean build root
-# (compiles without ccache hits).
+# (compiles without ccache hits).  The DEP-8 suite (check-full): the
+# source package's own debian/tests run by autopkgtest in the kit's VM
+# image, after the boot suite on one machine (both TCG guests).
 define package_stages
 $(call stage,package-$(1),build-$(1)-patched,ci/package $(1))
 $(call stage,repo-$(1),package-$(1),ci/repo $(1))
@@ -169,6 +171,7 @@ $(call stage,packages-rpm-$(1),packages-build-$(1) rootfs,tests/packages_rpm.sh 
 $(call stage,packages-repo-$(1),packages-build-$(1) rootfs,tests/packages_repo.sh $(1))
 $(call stage,packages-boot-$(1),packages-build-$(1) vm-image,tests/packages_boot.sh $(1),packages-repo-$(1))
 $(call stage,packages-refusals-$(1),prepare-$(1),$(NICE) tests/packages_refusals.sh $(1),$(HEAD))
+$(if $(FULL),$(call stage,packages-dep8-$(1),packages-build-$(1),tests/packages_dep8.sh $(1),$(call cores,packages-boot-$(1))),$(call skipped,packages-dep8-$(1),the source package's DEP-8 test under autopkgtest-virt-qemu (three TCG boots, the source unpacked and the vsock tests built in the guest): make check-full or make packages))
 $(if $(FULL),$(call stage,packages-rebuild-$(1),packages-build-$(1) rootfs,$(NICE) tests/packages_rebuild.sh $(1),packages-deb-$(1)),$(call skipped,packages-rebuild-$(1),reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages))
 $(call stage,cleanroot-$(1),rootfs-base,$(NICE) tests/cleanroot.sh $(1),build-$(1)-patched)
 endef
@@ -206,7 +209,7 @@ kernel_set = build-$(1)-patched build-$(1)-baseline build-$(1)-debug \
 	ab-verdict-$(1) loopback-$(1)-debug virtio-$(1)-debug bench-smoke-$(1)
 check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs rootfs-base vm-image \
 	cleanroot-$(1) packages-build-$(1) build-$(1)-baseline build-$(1)-debug \
-	packages-deb-$(1) packages-rpm-$(1) packages-repo-$(1) packages-boot-$(1) nested-$(1)-patched nested-$(1)-baseline virtio-$(1)-patched \
+	packages-deb-$(1) packages-rpm-$(1) packages-repo-$(1) packages-boot-$(1) packages-dep8-$(1) nested-$(1)-patched nested-$(1)-baseline virtio-$(1)-patched \
 	virtio-$(1)-baseline loopback-$(1)-patched loopback-$(1)-baseline \
 	loopback-$(1)-debug virtio-$(1)-debug ab-verdict-$(1) \
 	packages-refusals-$(1) packages-rebuild-$(1) errors-build errors-tools \

@@ -12,7 +12,7 @@ PROG=errors_fetch
 
 readonly ALL_TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
 archive_drift patch_not_applying patch_with_offset missing_tool no_space drift_report \
-drift_unverified_tarball drift_one_hunk sockmap_6_1"
+drift_unverified_tarball drift_one_hunk sockmap_6_1 deps_newer_refused"
 readonly TESTS="${RXKIT_ERRORS_FETCH_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -326,6 +326,28 @@ test_sockmap_6_1()
 	expect_fail "$work/p61b" 'does not apply to Linux 6\.1\.194' \
 		env RXKIT_CACHE="$c" "$RXKIT_TOP/ci/prepare" 6.1 || return "$KSFT_FAIL"
 	! grep -q 'vsock_bpf' "$work/p61b" || { echo "# the control tree was refused"; return "$KSFT_FAIL"; }
+	rm -rf "$c"
+}
+
+# ci/deps-newer's pins hold: a .deb of another SHA-256 is removed, not
+# installed (linux-source of trixie-backports: a 1 KiB metapackage), and a
+# version the suite does not have fails the download, both named.
+test_deps_newer_refused()
+{
+	local c="$work/deps-cache" f="$work/deps-newer"
+	[ "$(dpkg-query -W -f='${Status} ${Version}' linux-source 2>/dev/null)" != "install ok installed 7.3.4-1~bpo13+1" ] ||
+		{ SKIP_REASON="linux-source 7.3.4-1~bpo13+1 is installed here"; return "$KSFT_SKIP"; }
+	printf 'linux-source\t7.3.4-1~bpo13+1\ttrixie-backports\t%064d\tthe error test\n' 0 > "$f"
+	expect_fail "$work/dn-sha" \
+		'^deps: error: linux-source_7\.3\.4-1~bpo13\+1_all\.deb: SHA-256 mismatch \(got [0-9a-f]{64}, pinned 0{64} in .*\); not installed' \
+		env RXKIT_CACHE="$c" RXKIT_DEPS_NEWER="$f" "$RXKIT_TOP/ci/deps" || return "$KSFT_FAIL"
+	[ "$(dpkg-query -W -f='${Status}' linux-source 2>/dev/null)" != "install ok installed" ] ||
+		{ echo "# linux-source was installed"; return "$KSFT_FAIL"; }
+	[ ! -e "$c/deb-newer/linux-source_7.3.4-1~bpo13+1_all.deb" ] ||
+		{ echo "# the refused .deb was left in the cache"; return "$KSFT_FAIL"; }
+	printf 'linux-source\t0.0~rxkit\ttrixie-backports\t%064d\tthe error test\n' 0 > "$f"
+	expect_fail "$work/dn-ver" '^deps: error: apt-get download linux-source=0\.0~rxkit from trixie-backports failed' \
+		env RXKIT_CACHE="$c" RXKIT_DEPS_NEWER="$f" "$RXKIT_TOP/ci/deps" || return "$KSFT_FAIL"
 	rm -rf "$c"
 }
 

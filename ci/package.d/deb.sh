@@ -14,6 +14,9 @@
 # The run's state is shared with ci/package and its other parts:
 # shellcheck disable=SC2034,SC2154
 
+# skip_list, from the kit's test library.
+. "$RXKIT_TOP/tests/lib/cases.sh"
+
 need_deb()
 {
 	need dpkg-source dpkg-dev
@@ -93,6 +96,12 @@ MK
 	cp "$staging/config.requested" "$sd/debian/kernel.config.requested"
 	mkdir "$sd/debian/rxkit"
 	cp "$RXKIT_TOP/ci/kconfig-check" "$RXKIT_TOP/ci/extmod-tree" "$sd/debian/rxkit/"
+	# The skips of the DEP-8 test (debian/tests/install-reboot): the kit's
+	# skip lists of this target and flavour (tests/guest/skip/), reasons kept.
+	for j in vsock_test_loopback vsock_diag_test_loopback; do
+		{ echo "# $j cases debian/tests/install-reboot skips on $target ($flavour): tests/guest/skip/$j*"
+		  skip_list "$j" "$target" "$flavour"; } > "$sd/debian/tests/skip-$j"
+	done
 	if [ "$npatch" -gt 0 ]; then
 		mkdir "$staging/q"
 		quilt_patches "$series" "$staging/q"
