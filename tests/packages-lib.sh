@@ -49,6 +49,23 @@ pkg_setup()
 	trap 'exit 1' HUP INT TERM
 }
 
+# pkg_opt_packaged OPTION...: the pkg_opt of a suite of the packaged
+# kernel alone: --tree patched and --flavour guest are taken (as
+# results_begin's reproducer.sh names them), any other tree or flavour
+# refused.
+pkg_opt_packaged()
+{
+	case "$1" in
+	--tree|--flavour)
+		opt_arg "a value" "$@"
+		case "$1 $2" in
+		"--tree patched"|"--flavour guest") return 2 ;;
+		esac
+		die "$1 $2: only the patched tree's guest flavour is packaged" ;;
+	esac
+	return 0
+}
+
 pkg_cleanup()
 {
 	local m

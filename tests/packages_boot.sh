@@ -53,20 +53,8 @@ Environment: RXKIT_PACKAGE_BOOT_TESTS="NAME..." (a subset), RXKIT_VM_TIMEOUT.
 USAGE
 }
 
-# --tree patched and --flavour guest, the only ones, as results_begin's
-# reproducer.sh names them.
-pkg_opt()
-{
-	case "$1" in
-	--tree|--flavour)
-		opt_arg "a value" "$@"
-		case "$1 $2" in
-		"--tree patched"|"--flavour guest") return 2 ;;
-		esac
-		die "$1 $2: only the patched tree's guest flavour is packaged" ;;
-	esac
-	return 0
-}
+# --tree patched and --flavour guest alone (tests/packages-lib.sh).
+pkg_opt() { pkg_opt_packaged "$@"; }
 pkg_setup RXKIT_PACKAGE_BOOT_TESTS "$@"
 . "$RXKIT_TOP/tests/packages-repo-lib.sh"
 pkg_need_kernel

@@ -49,19 +49,8 @@ RXKIT_ACCEL.
 USAGE
 }
 
-# --tree patched and --flavour guest, the only ones packaged.
-pkg_opt()
-{
-	case "$1" in
-	--tree|--flavour)
-		opt_arg "a value" "$@"
-		case "$1 $2" in
-		"--tree patched"|"--flavour guest") return 2 ;;
-		esac
-		die "$1 $2: only the patched tree's guest flavour is packaged" ;;
-	esac
-	return 0
-}
+# --tree patched and --flavour guest alone (tests/packages-lib.sh).
+pkg_opt() { pkg_opt_packaged "$@"; }
 pkg_setup RXKIT_PACKAGE_DEP8_TESTS "$@"
 pkg_need_kernel
 pkg_need_root
