@@ -171,7 +171,7 @@ $(call stage,packages-rpm-$(1),packages-build-$(1) rootfs,tests/packages_rpm.sh 
 $(call stage,packages-repo-$(1),packages-build-$(1) rootfs,tests/packages_repo.sh $(1))
 $(call stage,packages-boot-$(1),packages-build-$(1) vm-image,tests/packages_boot.sh $(1),packages-repo-$(1))
 $(call stage,packages-refusals-$(1),prepare-$(1),$(NICE) tests/packages_refusals.sh $(1),$(HEAD))
-$(if $(FULL),$(call stage,packages-dep8-$(1),packages-build-$(1),tests/packages_dep8.sh $(1),$(call cores,packages-boot-$(1))),$(call skipped,packages-dep8-$(1),the source package's DEP-8 test under autopkgtest-virt-qemu (three TCG boots, the source unpacked and the vsock tests built in the guest): make check-full or make packages))
+$(if $(FULL),$(call stage,packages-dep8-$(1),packages-build-$(1),tests/packages_dep8.sh $(1),$(call cores,packages-boot-$(1))),$(call skipped,packages-dep8-$(1),the DEP-8 test of the source package under autopkgtest-virt-qemu (three TCG boots, the source unpacked and the vsock tests built in the guest): make check-full or make packages))
 $(if $(FULL),$(call stage,packages-rebuild-$(1),packages-build-$(1) rootfs,$(NICE) tests/packages_rebuild.sh $(1),packages-deb-$(1)),$(call skipped,packages-rebuild-$(1),reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages))
 $(call stage,cleanroot-$(1),rootfs-base,$(NICE) tests/cleanroot.sh $(1),build-$(1)-patched)
 endef
