@@ -134,8 +134,15 @@ define cloud_stages
 $(call stage,cloud-config-$(1),prepare-$(1),tests/cloud_config.sh $(1),$(HEAD) $(foreach t,$(KNOWN),fetch-$(t)))
 $(call stage,build-$(1)-cloud,prepare-$(1),$(NICE) ci/build --tree patched --flavour cloud $(1),$(call cores,build-$(1)-patched build-$(1)-baseline) cloud-config-$(1))
 $(call stage,package-$(1)-cloud,build-$(1)-cloud,$(NICE) ci/package --flavour cloud $(1))
+$(call stage,cloud-boot-$(1)-patched,package-$(1)-cloud vm-image,tests/packages_boot.sh --tree patched --flavour cloud $(1))
+$(call stage,cloud-boot-$(1)-baseline,prepare-$(1) vm-image,tests/packages_boot.sh --tree baseline --flavour cloud $(1),package-$(1)-cloud)
+$(call stage,ab-verdict-$(1)-cloud,package-$(1)-cloud,tests/ab-verdict --flavour cloud $(1),cloud-boot-$(1)-patched cloud-boot-$(1)-baseline)
 endef
-cloud_set = build-$(1)-cloud package-$(1)-cloud
+# The cloud kernel installed from the kit's repository and booted in the
+# VM image, and Debian's own kernel of the same version (series/T/debian-
+# kernel, ci/debian-kernel) the same way: the A/B a Debian user makes.
+# Only the targets that pin Debian's kernel have the boots.
+cloud_set = build-$(1)-cloud package-$(1)-cloud $(if $(wildcard series/$(1)/debian-kernel),cloud-boot-$(1)-patched cloud-boot-$(1)-baseline ab-verdict-$(1)-cloud)
 
 # The nested verdicts again with every core busy, as on a shared runner
 # (artefacts apart, in $(RXKIT_OUT)/loaded).

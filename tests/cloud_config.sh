@@ -10,7 +10,7 @@ PROG=cloud_config
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="pins pin_tampered resolve diff_refuses foreign_fragment_refused"
+readonly ALL_TESTS="pins pin_tampered debian_kernel debian_kernel_tampered resolve diff_refuses foreign_fragment_refused"
 readonly TESTS="${RXKIT_CLOUD_CONFIG_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -105,6 +105,63 @@ test_pin_tampered()
 	fi
 	[ ! -f "$f" ] || { echo "# a file was unpacked from the tampered package"; rc=1; }
 	return "$rc"
+}
+
+# Debian's own kernel of each target that pins it (series/T/debian-kernel,
+# the cloud flavour's A/B baseline): ci/debian-kernel fetches (or finds
+# cached) and checks every package; each .deb is the package and version
+# of its pin, and the kernel is the version of Debian's configuration
+# (series/T/cloud), so that the A/B compares one configuration.
+test_debian_kernel()
+{
+	local t pin d n rc=0 ver cver
+	for t in $(known_targets); do
+		pin="$RXKIT_TOP/series/$t/debian-kernel"
+		[ -f "$pin" ] || { echo "# $t: Debian's kernel not pinned (no cloud A/B for $t)"; continue; }
+		d=$("$RXKIT_TOP/ci/debian-kernel" "$t" 2> "$work/dk-$t.log") ||
+			{ echo "# ci/debian-kernel $t failed:"; sed 's/^/#   /' "$work/dk-$t.log"; rc=1; continue; }
+		n=0
+		while read -r k p v _; do
+			[ "$k" = deb ] || continue
+			n=$((n + 1))
+			set -- "$d/${p}_${v}"_*.deb
+			if [ ! -f "$1" ] || [ "$(dpkg-deb -f "$1" Package)" != "$p" ] ||
+			   [ "$(dpkg-deb -f "$1" Version)" != "$v" ]; then
+				echo "# $t: no .deb of $p $v in $d"
+				rc=1
+			fi
+		done < "$pin"
+		[ "$(find "$d" -name '*.deb' | wc -l)" = "$n" ] || { echo "# $t: $d holds other packages than the $n pinned"; rc=1; }
+		ver=$(sed -n 's/^deb linux-image-[^ ]* \([^ ]*\) .*/\1/p' "$pin")
+		cver=$(sed -n 's/^package_version=//p' "$RXKIT_TOP/series/$t/cloud")
+		[ "$ver" = "$cver" ] || { echo "# $t: Debian's kernel $ver, its configuration $cver"; rc=1; }
+		echo "# $t: $("$RXKIT_TOP/ci/debian-kernel" --release "$t") $ver, $n packages checked"
+	done
+	return "$rc"
+}
+
+# A tampered cached package of Debian's kernel is never used: --offline
+# calls it not cached.
+test_debian_kernel_tampered()
+{
+	local c d f
+	[ -f "$RXKIT_TOP/series/$target/debian-kernel" ] ||
+		{ SKIP_REASON="series/$target pins no Debian kernel"; return "$KSFT_SKIP"; }
+	d="$RXKIT_CACHE/debian-kernel/$target"
+	ls "$d"/linux-image-*.deb > /dev/null 2>&1 ||
+		{ SKIP_REASON="Debian's $target kernel not cached (the debian_kernel test fetches it)"; return "$KSFT_SKIP"; }
+	c="$work/dk-cache"
+	mkdir -p "$c/debian-kernel"
+	cp -R "$d" "$c/debian-kernel/"
+	f=$(ls "$c/debian-kernel/$target"/linux-image-*.deb)
+	printf 'x' >> "$f"
+	if RXKIT_CACHE="$c" "$RXKIT_TOP/ci/debian-kernel" --offline "$target" > "$work/dk-t.log" 2>&1; then
+		echo "# a tampered ${f##*/} was used"
+		return 1
+	fi
+	grep -q "^debian-kernel: error: --offline and ${f##*/} is not cached" "$work/dk-t.log" ||
+		{ echo "# no reason given:"; sed 's/^/#   /' "$work/dk-t.log"; return 1; }
+	sed -n '1s/^/#   /p' "$work/dk-t.log"
 }
 
 # cloud_check_flavour [FRAGMENT]: kconfig/flavours/cloud as cloud-check (and

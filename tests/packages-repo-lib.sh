@@ -24,15 +24,18 @@ fpr= keyid=
 # $RXKIT_OUT/repo with the kit's key (fpr, keyid: its fingerprint and long
 # key id), once a run.  A KSFT code: SKIP (no packages; SKIP_REASON says
 # why), FAIL (repo_state says why).
+# A suite of another flavour's packages sets bflavour (ci/package made
+# them: they are not rebuilt here).
 make_repo()
 {
+	local fl="${bflavour:-guest}"
 	case "$repo_state" in
 	ok) return "$KSFT_PASS" ;;
 	?*) return "$KSFT_FAIL" ;;
 	esac
-	need_packages || return $?
+	[ "$fl" != guest ] || need_packages || return $?
 	repo_state="ci/repo failed (log: $art/ci-repo.log)"
-	"$RXKIT_TOP/ci/repo" "$target" > "$art/ci-repo.log" 2>&1 ||
+	"$RXKIT_TOP/ci/repo" --flavour "$fl" "$target" > "$art/ci-repo.log" 2>&1 ||
 		{ tail -n 15 "$art/ci-repo.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
 	sed 's/^/# /' "$art/ci-repo.log"
 	repo_state="ci/repo named no signing key (log: $art/ci-repo.log)"

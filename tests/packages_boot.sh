@@ -53,22 +53,91 @@ Environment: RXKIT_PACKAGE_BOOT_TESTS="NAME..." (a subset), RXKIT_VM_TIMEOUT.
 USAGE
 }
 
-# --tree patched and --flavour guest alone (tests/packages-lib.sh).
-pkg_opt() { pkg_opt_packaged "$@"; }
+# --tree patched|baseline and --flavour guest|cloud; the baseline is
+# Debian's own kernel, of the cloud flavour alone.
+btree=patched bflavour=guest
+
+# cloud_release: the release of the cloud flavour's packages (ci/package
+# --flavour cloud), from its image package's name; false without one.
+cloud_release()
+{
+	local f n
+	for f in "$(out_dir "$target")"/cloud/packages/linux-image-*_amd64.deb; do
+		[ -f "$f" ] || continue
+		n=$(dpkg-deb -f "$f" Package)
+		case "$n" in
+		*-dbg) ;;
+		*) printf '%s\n' "${n#linux-image-}"; return 0 ;;
+		esac
+	done
+	return 1
+}
+pkg_opt()
+{
+	case "$1" in
+	--tree|--flavour)
+		opt_arg "a value" "$@"
+		case "$1 $2" in
+		"--tree patched"|"--tree baseline") btree=$2 ;;
+		"--flavour guest"|"--flavour cloud") bflavour=$2 ;;
+		*) die "$1 $2: the trees are patched and baseline (Debian's kernel), the flavours guest and cloud" ;;
+		esac
+		return 2 ;;
+	esac
+	return 0
+}
 pkg_setup RXKIT_PACKAGE_BOOT_TESTS "$@"
 . "$RXKIT_TOP/tests/packages-repo-lib.sh"
-pkg_need_kernel
+[ "$btree$bflavour" != baselineguest ] ||
+	die "--tree baseline: Debian's own kernel is the baseline of the cloud flavour alone (add --flavour cloud)"
 pkg_need_root
 need "$QEMU" qemu-system-x86
 need mke2fs e2fsprogs
 need cpio cpio
-pkg_art_clean boot
-art="$art/boot"
+# What the guest installs: inst (apt-get install's arguments), rm (apt-get
+# remove's), repo (the job disk's repository: ci/repo's folder, or none),
+# debs (Debian's packages: ci/debian-kernel's folder, or none).
+repo= debs=
+if [ "$bflavour" = guest ]; then
+	pkg_need_kernel
+	pkg_art_clean boot
+	art="$art/boot"
+	repo=$RXKIT_OUT/repo
+	inst="linux-image-$rel"
+	rm=$inst
+	uapi=$o
+	accel=$(pick_accel "$kernel" "$(ensure_initramfs "$(src_root "$target")/patched" "$o")" "$art/accel-probe")
+else
+	# The cloud flavour: tests/ab-verdict's folders (TREE-cloud/boot).
+	art="$(out_dir "$target")/$btree-cloud/boot"
+	rm -rf "$art"
+	if [ "$btree" = patched ]; then
+		rel=$(cloud_release) || die "no cloud flavour packages of $target; run: make cloud TARGET=$target"
+		repo=$RXKIT_OUT/repo-cloud
+		inst="linux-image-$rel"
+		rm=$inst
+	else
+		debs=$("$RXKIT_TOP/ci/debian-kernel" "$target") || die "ci/debian-kernel $target failed"
+		rel=$("$RXKIT_TOP/ci/debian-kernel" --release "$target")
+		inst=$(cd "$debs" && for f in *.deb; do printf '/run/rxkit-job/debs/%s ' "$f"; done)
+		# The kernel's own packages; linux-base stays, as with any kernel.
+		rm=$(cd "$debs" && for f in *.deb; do case "$f" in *"$rel"_*) printf '%s ' "${f%%_*}" ;; esac; done)
+	fi
+	# The vsock tests are the patched tree's (its UAPI headers: a folder of
+	# them alone, the cloud kernel's build may be elsewhere).
+	uapi="$(src_root "$target")/patched/o-uapi"
+	make -s -C "$(src_root "$target")/patched" O="$uapi" headers_install > "$work/uapi.log" 2>&1 ||
+		{ cat "$work/uapi.log"; die "make headers_install of the patched $target tree failed"; }
+	case "${RXKIT_ACCEL:-auto}" in
+	auto) accel=tcg
+	      log "accelerator: TCG (the cloud kernel has no test initramfs to probe KVM with; RXKIT_ACCEL=kvm to use it)" >&2 ;;
+	*) accel=$(pick_accel) ;;
+	esac
+fi
 mkdir -p "$art"
 pr="$art/results.log"
-tree=patched flavour=guest
+tree=$btree flavour=$bflavour
 release=$rel
-accel=$(pick_accel "$kernel" "$(ensure_initramfs "$(src_root "$target")/patched" "$o")" "$art/accel-probe")
 
 vm_state=	# '' (not run yet), ok, or why there is no run
 
@@ -81,7 +150,9 @@ vm_run()
 	ok) return "$KSFT_PASS" ;;
 	?*) echo "# $vm_state"; return "$KSFT_FAIL" ;;
 	esac
-	need_repo || return $?
+	if [ -n "$repo" ]; then
+		need_repo || return $?
+	fi
 	vm_state="tests/mkimage failed (log: $art/mkimage.log)"
 	img=$("$RXKIT_TOP/tests/mkimage" 2> "$art/mkimage.log") ||
 		{ tail -n 5 "$art/mkimage.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
@@ -89,10 +160,11 @@ vm_run()
 	vm_state="the job disk could not be made"
 	g="$work/job"
 	mkdir -p "$g/guest"
-	cp -R "$RXKIT_OUT/repo" "$g/repo"
+	[ -z "$repo" ] || cp -R "$repo" "$g/repo"
+	[ -z "$debs" ] || { mkdir "$g/debs" && cp "$debs"/*.deb "$g/debs/"; }
 	cp "$RXKIT_TOP/tests/image/run" "$g/run"
-	printf 'rel=%s\njobs="%s"\n' "$rel" "$VSOCK_JOBS" > "$g/env"
-	i=$(ensure_initramfs "$(src_root "$target")/patched" "$o") || return "$KSFT_FAIL"
+	printf 'rel=%s\njobs="%s"\ninst="%s"\nrm="%s"\n' "$rel" "$VSOCK_JOBS" "$inst" "$rm" > "$g/env"
+	i=$(ensure_initramfs "$(src_root "$target")/patched" "$uapi") || return "$KSFT_FAIL"
 	gzip -dc "$i" | (cd "$g/guest" && cpio -id --quiet) || return "$KSFT_FAIL"
 	chroot "$g/guest" /bin/busybox --install -s /bin || return "$KSFT_FAIL"
 	skip_list vsock_test_loopback "$target" > "$g/guest/rxkit/skip/vsock_test_loopback"

@@ -37,16 +37,22 @@ howto()
 		echo "address: replace REPO_URI below and in vsock-rxkit.sources and vsock-rxkit.repo"
 		echo "by the address of this folder (or publish it with ci/repo --uri URI)"
 	fi
-	cat <<HOWTO
+	if [ -n "$d" ]; then
+		cat <<HOWTO
 
 Debian 12 or later, as root:
   curl -fsSLo /usr/share/keyrings/vsock-rxkit-archive-keyring.gpg $u/vsock-rxkit-archive-keyring.gpg
   curl -fsSLo /etc/apt/sources.list.d/vsock-rxkit.sources $u/vsock-rxkit.sources
   apt-get update && apt-get install ${d% }
+HOWTO
+	fi
+	if [ -n "$r" ]; then
+		cat <<HOWTO
 
 An RPM system with dnf, as root:
   rpm --import $u/vsock-rxkit-archive-key.asc
   curl -fsSLo /etc/yum.repos.d/vsock-rxkit.repo $u/vsock-rxkit.repo
   dnf install ${r% }
 HOWTO
+	fi
 }
