@@ -121,7 +121,7 @@ else
 		rel=$("$RXKIT_TOP/ci/debian-kernel" --release "$target")
 		inst=$(cd "$debs" && for f in *.deb; do printf '/run/rxkit-job/debs/%s ' "$f"; done)
 		# The kernel's own packages; linux-base stays, as with any kernel.
-		rm=$(cd "$debs" && for f in *.deb; do case "$f" in *"$rel"_*) printf '%s ' "${f%%_*}" ;; esac; done)
+		rm=$(cd "$debs" && ls -- *.deb | grep -F -- "${rel}_" | sed 's/_.*//' | paste -sd' ')
 	fi
 	# The vsock tests are the patched tree's (its UAPI headers: a folder of
 	# them alone, the cloud kernel's build may be elsewhere).
