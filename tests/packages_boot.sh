@@ -97,7 +97,7 @@ need cpio cpio
 # What the guest installs: inst (apt-get install's arguments), rm (apt-get
 # remove's), repo (the job disk's repository: ci/repo's folder, or none),
 # debs (Debian's packages: ci/debian-kernel's folder, or none).
-repo= debs=
+repo= debs= suite=bookworm
 if [ "$bflavour" = guest ]; then
 	pkg_need_kernel
 	pkg_art_clean boot
@@ -123,6 +123,8 @@ else
 		# The kernel's own packages; linux-base stays, as with any kernel.
 		rm=$(cd "$debs" && ls -- *.deb | grep -F -- "${rel}_" | sed 's/_.*//' | paste -sd' ')
 	fi
+	# Both kernels of the A/B in the image of the release Debian's is for.
+	suite=$("$RXKIT_TOP/ci/debian-kernel" --image "$target") || die "ci/debian-kernel --image $target failed"
 	# The vsock tests are the patched tree's (its UAPI headers: a folder of
 	# them alone, the cloud kernel's build may be elsewhere).
 	uapi="$(src_root "$target")/patched/o-uapi"
@@ -154,7 +156,7 @@ vm_run()
 		need_repo || return $?
 	fi
 	vm_state="tests/mkimage failed (log: $art/mkimage.log)"
-	img=$("$RXKIT_TOP/tests/mkimage" 2> "$art/mkimage.log") ||
+	img=$("$RXKIT_TOP/tests/mkimage" --suite "$suite" 2> "$art/mkimage.log") ||
 		{ tail -n 5 "$art/mkimage.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
 	sed 's/^/# /' "$art/mkimage.log"
 	vm_state="the job disk could not be made"
