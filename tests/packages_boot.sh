@@ -121,7 +121,7 @@ else
 		rel=$("$RXKIT_TOP/ci/debian-kernel" --release "$target")
 		inst=$(cd "$debs" && for f in *.deb; do printf '/run/rxkit-job/debs/%s ' "$f"; done)
 		# The kernel's own packages; linux-base stays, as with any kernel.
-		rm=$(cd "$debs" && ls -- *.deb | grep -F -- "${rel}_" | sed 's/_.*//' | paste -sd' ')
+		rm=$(for f in "$debs"/*"$rel"_*.deb; do f=${f##*/}; printf '%s ' "${f%%_*}"; done)
 	fi
 	# Both kernels of the A/B in the image of the release Debian's is for.
 	suite=$("$RXKIT_TOP/ci/debian-kernel" --image "$target") || die "ci/debian-kernel --image $target failed"
