@@ -97,7 +97,7 @@ need cpio cpio
 # What the guest installs: inst (apt-get install's arguments), rm (apt-get
 # remove's), repo (the job disk's repository: ci/repo's folder, or none),
 # debs (Debian's packages: ci/debian-kernel's folder, or none).
-repo= debs= suite=bookworm
+repo= debs= dist=bookworm
 if [ "$bflavour" = guest ]; then
 	pkg_need_kernel
 	pkg_art_clean boot
@@ -124,7 +124,7 @@ else
 		rm=$(for f in "$debs"/*"$rel"_*.deb; do f=${f##*/}; printf '%s ' "${f%%_*}"; done)
 	fi
 	# Both kernels of the A/B in the image of the release Debian's is for.
-	suite=$("$RXKIT_TOP/ci/debian-kernel" --image "$target") || die "ci/debian-kernel --image $target failed"
+	dist=$("$RXKIT_TOP/ci/debian-kernel" --image "$target") || die "ci/debian-kernel --image $target failed"
 	# The vsock tests are the patched tree's (its UAPI headers: a folder of
 	# them alone, the cloud kernel's build may be elsewhere).
 	uapi="$(src_root "$target")/patched/o-uapi"
@@ -156,7 +156,7 @@ vm_run()
 		need_repo || return $?
 	fi
 	vm_state="tests/mkimage failed (log: $art/mkimage.log)"
-	img=$("$RXKIT_TOP/tests/mkimage" --suite "$suite" 2> "$art/mkimage.log") ||
+	img=$("$RXKIT_TOP/tests/mkimage" --suite "$dist" 2> "$art/mkimage.log") ||
 		{ tail -n 5 "$art/mkimage.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
 	sed 's/^/# /' "$art/mkimage.log"
 	vm_state="the job disk could not be made"
