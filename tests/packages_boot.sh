@@ -39,7 +39,8 @@ readonly VM_STUCK='Kernel panic|^\(initramfs\) |Dropping to a shell'
 usage()
 {
 	cat <<USAGE
-usage: tests/packages_boot.sh [--list] [TARGET]
+usage: tests/packages_boot.sh [--tree patched|baseline] [--flavour guest|cloud]
+                              [--list] [TARGET]
 
 Install-and-reboot test of the patched guest kernel of TARGET (default:
 $RXKIT_TARGET) in the kit's Debian 12 VM image (tests/mkimage), from
@@ -48,6 +49,11 @@ $(for t in $ALL_TESTS; do echo "  $t"; done)
 One VM run (three boots, at most ${VM_TIMEOUT}s) serves every test; a test
 whose boot did not happen FAILs with the end of the console log.
 Artefacts (console and protocol logs): \$RXKIT_OUT/TARGET/packages-test/boot/
+--flavour cloud: the cloud flavour's packages (ci/package --flavour cloud)
+from ci/repo --flavour cloud, in the image of the Debian release of
+series/TARGET/debian-kernel; with --tree baseline, Debian's own kernel
+pinned there (ci/debian-kernel) instead, the same way.  Artefacts:
+\$RXKIT_OUT/TARGET/TREE-cloud/boot/ (tests/ab-verdict --flavour cloud).
 --list: the test names, one a line.
 Environment: RXKIT_PACKAGE_BOOT_TESTS="NAME..." (a subset), RXKIT_VM_TIMEOUT.
 USAGE
