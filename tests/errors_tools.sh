@@ -4,7 +4,8 @@
 # to find: the A/B verdict a regression, ci/summary stale results, the
 # commands check an unpackaged command, the clean-root test the package a
 # failed stage lacked, ci/gitlab a pipeline that is not the stage graph,
-# tests/mkbpftests a kernel it cannot build the BPF selftests for.  Each
+# tests/mkbpftests a kernel it cannot build the BPF selftests for, ci/repo
+# a flavour it has no packages of (and one format alone).  Each
 # runs on self-made input in a private folder;
 # KTAP on stdout.
 set -eu
@@ -13,7 +14,7 @@ PROG=errors_tools
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/errors-lib.sh"
 
-readonly ALL_TESTS="ab_regression sockmap_known_defects summary_stale commands_unpackaged cleanroot_scan pipeline_refused bpftests_refused"
+readonly ALL_TESTS="ab_regression sockmap_known_defects summary_stale commands_unpackaged cleanroot_scan pipeline_refused bpftests_refused repo_flavour"
 readonly TESTS="${RXKIT_ERRORS_TOOLS_TESTS:-$ALL_TESTS}"
 
 usage()
@@ -22,7 +23,7 @@ usage()
 usage: tests/errors_tools.sh [TARGET]
 
 Error-path tests of the A/B verdict, ci/summary, tests/commands.sh,
-tests/cleanroot.sh, ci/gitlab and tests/mkbpftests (TARGET, default $RXKIT_TARGET: the kernel summary_stale
+tests/cleanroot.sh, ci/gitlab, tests/mkbpftests and ci/repo (TARGET, default $RXKIT_TARGET: the kernel summary_stale
 dates results against):
 $(for t in $ALL_TESTS; do echo "  $t"; done)
 
@@ -233,6 +234,38 @@ test_pipeline_refused()
 		"$g" --validate "$y" || return "$KSFT_FAIL"
 	expect_in "$work/dangling.err" "no-such-job" "gitlab-ci-local's reason (the dangling need) not shown" ||
 		return "$KSFT_FAIL"
+}
+
+# ci/repo --flavour: an unknown flavour and one without packages are
+# refused with the command that makes them; a flavour packaged as .deb
+# alone (a stand-in package, a key made in a private cache) gives a
+# signed apt repository in repo-NAME/ and no dnf one, and INSTALL names no
+# RPM line.
+test_repo_flavour()
+{
+	local o="$work/repo-out" c="$work/repo-cache" p="$work/repo-pkg" r
+	expect_fail "$work/repo1.err" "^repo: error: --flavour nope: no kconfig/flavours/nope$" \
+		env RXKIT_OUT="$o" RXKIT_CACHE="$c" "$RXKIT_TOP/ci/repo" --flavour nope "$target" || return "$KSFT_FAIL"
+	expect_fail "$work/repo2.err" "^repo: error: no packages of $target in $o/$target/cloud/packages; run: ci/package --flavour cloud $target$" \
+		env RXKIT_OUT="$o" RXKIT_CACHE="$c" "$RXKIT_TOP/ci/repo" --flavour cloud "$target" || return "$KSFT_FAIL"
+	mkdir -p "$p/DEBIAN" "$o/$target/cloud/packages"
+	printf 'Package: linux-image-rxkit-standin\nVersion: 1\nArchitecture: amd64\nMaintainer: vsock-rxkit <rxkit@localhost>\nDescription: stand-in\n' > "$p/DEBIAN/control"
+	dpkg-deb -b "$p" "$o/$target/cloud/packages/linux-image-rxkit-standin_1_amd64.deb" > /dev/null ||
+		{ echo "# dpkg-deb -b failed"; return "$KSFT_FAIL"; }
+	RXKIT_OUT="$o" RXKIT_CACHE="$c" "$RXKIT_TOP/ci/repo" --flavour cloud "$target" > "$work/repo3.log" 2>&1 ||
+		{ echo "# ci/repo --flavour cloud failed:"; sed 's/^/#   /' "$work/repo3.log"; return "$KSFT_FAIL"; }
+	r="$o/repo-cloud"
+	expect_in "$work/repo3.log" "no .rpm package among those of: $target: no dnf repository" "the missing format not said" ||
+		return "$KSFT_FAIL"
+	[ ! -e "$r/rpm" ] && [ ! -e "$r/vsock-rxkit.repo" ] || { echo "# $r has a dnf repository"; return "$KSFT_FAIL"; }
+	[ ! -e "$o/repo" ] || { echo "# the guest flavour's $o/repo was written"; return "$KSFT_FAIL"; }
+	gpgv --keyring "$r/vsock-rxkit-archive-keyring.gpg" "$r/deb/dists/"*/InRelease > "$work/repo.gpgv" 2>&1 ||
+		{ echo "# InRelease does not verify:"; sed 's/^/#   /' "$work/repo.gpgv"; return "$KSFT_FAIL"; }
+	expect_in "$r/INSTALL" "apt-get install linux-image-rxkit-standin$" "INSTALL names no apt-get install of the package" ||
+		return "$KSFT_FAIL"
+	! grep -q 'dnf install' "$r/INSTALL" || { echo "# INSTALL has a dnf line without a dnf repository"; return "$KSFT_FAIL"; }
+	GNUPGHOME="$c/repo-key" gpgconf --kill gpg-agent 2> /dev/null || :
+	echo "# repo-cloud: apt only, InRelease verified"
 }
 
 # tests/mkbpftests refuses a vmlinux without BTF (and builds nothing), and
