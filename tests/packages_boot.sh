@@ -62,6 +62,20 @@ USAGE
 # --tree patched|baseline and --flavour guest|cloud; the baseline is
 # Debian's own kernel, of the cloud flavour alone.
 btree=patched bflavour=guest
+pkg_opt()
+{
+	case "$1" in
+	--tree|--flavour)
+		opt_arg "a value" "$@"
+		case "$1 $2" in
+		"--tree patched"|"--tree baseline") btree=$2 ;;
+		"--flavour guest"|"--flavour cloud") bflavour=$2 ;;
+		*) die "$1 $2: the trees are patched and baseline (Debian's kernel), the flavours guest and cloud" ;;
+		esac
+		return 2 ;;
+	esac
+	return 0
+}
 
 # cloud_release: the release of the cloud flavour's packages (ci/package
 # --flavour cloud), from its image package's name; false without one.
@@ -78,20 +92,7 @@ cloud_release()
 	done
 	return 1
 }
-pkg_opt()
-{
-	case "$1" in
-	--tree|--flavour)
-		opt_arg "a value" "$@"
-		case "$1 $2" in
-		"--tree patched"|"--tree baseline") btree=$2 ;;
-		"--flavour guest"|"--flavour cloud") bflavour=$2 ;;
-		*) die "$1 $2: the trees are patched and baseline (Debian's kernel), the flavours guest and cloud" ;;
-		esac
-		return 2 ;;
-	esac
-	return 0
-}
+
 pkg_setup RXKIT_PACKAGE_BOOT_TESTS "$@"
 . "$RXKIT_TOP/tests/packages-repo-lib.sh"
 [ "$btree$bflavour" != baselineguest ] ||
@@ -108,6 +109,7 @@ if [ "$bflavour" = guest ]; then
 	pkg_need_kernel
 	pkg_art_clean boot
 	art="$art/boot"
+	mkdir -p "$art"
 	repo=$RXKIT_OUT/repo
 	inst="linux-image-$rel"
 	rm=$inst
