@@ -2,9 +2,10 @@
 # shellcheck shell=sh
 # The private apt state of ci/fetch, one per Debian suite, under the cache:
 # the system's apt sources are read for the mirror URI (mirror_for, in
-# ci/lib.sh) and never modified.  Sourced after load_base (BASE_SUITE).
+# ci/lib.sh) and never modified.  Sourced after load_base (BASE_SUITE), or
+# without a BASE_SUITE by apt_fetch_pinned's callers (it names its suite).
 
-APT_DIR="$RXKIT_CACHE/apt/$BASE_SUITE"
+APT_DIR="$RXKIT_CACHE/apt/${BASE_SUITE:-}"
 
 apt_private()
 {
@@ -52,4 +53,47 @@ newest_version()
 {
 	apt_cache_private madison "$1" | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
 		sort -V | tail -n 1
+}
+
+# apt_fetch_pinned SUITE DIR PACKAGE VERSION SHA256 [OFFLINE]: the .deb of
+# PACKAGE VERSION in DIR (apt-get download's name: the epoch's colon as
+# %3a, architecture amd64 or all), on stdout.  A copy there whose SHA-256
+# is the pin's is taken as it is; else (unless OFFLINE is 1) it comes
+# through SUITE's private apt state (its indexes updated once a process),
+# and a download of another SHA-256 is removed and refused.  Used by
+# ci/deps (ci/deps-newer), ci/cloud-config and ci/debian-kernel.
+apt_fetch_pinned()
+{
+	local suite="$1" dir="$2" p="$3" v="$4" sha="$5" offline="${6:-0}"
+	local b f got
+	b="$dir/${p}_$(printf '%s' "$v" | sed 's/:/%3a/')"
+	for f in "${b}_amd64.deb" "${b}_all.deb"; do
+		[ -f "$f" ] && [ "$(sha256_of "$f")" = "$sha" ] && { printf '%s\n' "$f"; return 0; }
+	done
+	if [ "$offline" = 1 ]; then
+		f="${b}_amd64.deb"
+		[ ! -f "${b}_all.deb" ] || f="${b}_all.deb"
+		die "--offline and ${f##*/} is not cached (or not the pinned one)"
+	fi
+	BASE_SUITE=$suite APT_DIR="$RXKIT_CACHE/apt/$suite"
+	if [ "${APT_FETCH_READY:-}" != "$suite" ]; then
+		apt_setup >&2
+		APT_FETCH_READY=$suite
+	fi
+	mkdir -p "$dir"
+	rm -f "${b}_amd64.deb" "${b}_all.deb"
+	log "downloading $p $v from $suite" >&2
+	(cd "$dir" && apt_private download "$p=$v") > "$dir/download.log" 2>&1 || {
+		cat "$dir/download.log" >&2
+		die "apt-get download $p=$v from $suite failed (there: $(newest_version "$p"))"
+	}
+	f="${b}_amd64.deb"
+	[ -f "$f" ] || f="${b}_all.deb"
+	[ -f "$f" ] || die "apt-get download made no ${b##*/}_{amd64,all}.deb"
+	got=$(sha256_of "$f")
+	[ "$got" = "$sha" ] || {
+		rm -f "$f"
+		die "${f##*/}: SHA-256 mismatch (got $got, pinned $sha${APT_PIN_FILE:+ in $APT_PIN_FILE})"
+	}
+	printf '%s\n' "$f"
 }
