@@ -160,6 +160,7 @@ pair_test()
 	g=$(guest_step "$1")
 	echo "# $1: host side rc $h, guest side rc $g"
 	[ "$h" = 0 ] && [ "$g" = 0 ] || rc=1
+	[ ! -f "$host_out/$1.times" ] || case_times_note "$1" "$host_out/$1.times" "$art/$1"
 	vsock_cases "$1" "$3" "$art/tools/rxkit/skip/$2" "$rc" "$4"
 }
 

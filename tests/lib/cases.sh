@@ -100,6 +100,33 @@ vsock_cases()
 	return "$KSFT_PASS"
 }
 
+# case_times TIMES: the seconds each case of a vsock_test-style run took,
+# from its output stamped line by line (tests/guest/vhost-host stamped):
+# a case's line comes whole when the program flushes it as the next case
+# starts or as it exits, so a case's time is its stamp less the one
+# before.  "ID SECONDS NAME...VERDICT" lines, ID as the program numbers it.
+case_times()
+{
+	awk '$2 == "start" && NF == 2 { prev = $1; next }
+	     { t = $1; sub(/^[0-9]+ /, "") }
+	     /^[0-9]+ - / { id = $1; sub(/^[0-9]+ - /, ""); print id, t - prev, $0; prev = t }' "$1"
+}
+
+# case_times_note NAME TIMES DIR: the run's slowest three cases and every
+# case that did not end "ok" or "skipped", with their seconds, as KTAP
+# diagnostics; all of them in DIR/case-times.
+case_times_note()
+{
+	mkdir -p "$3"
+	case_times "$2" > "$3/case-times"
+	[ -s "$3/case-times" ] || return 0
+	echo "# $1: the slowest cases (s, host clock): $(sort -k2,2nr "$3/case-times" |
+		head -n 3 | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }')"
+	awk -v n="$1" '$0 !~ /\.\.\.(ok|skipped)$/ {
+		id = $1; s = $2; sub(/^[0-9]+ [0-9]+ /, "")
+		printf "# %s: case id %s ended after %s s: %s\n", n, id, s, $0 }' "$3/case-times"
+}
+
 # skip_list JOB TARGET [FLAVOUR]: the skip list of JOB, "ID REASON" lines:
 # tests/guest/skip/JOB (every target), JOB.TARGET (test ids differ between
 # trees) and JOB.TARGET.FLAVOUR (e.g. the slower debug kernels).
