@@ -134,15 +134,20 @@ define cloud_stages
 $(call stage,cloud-config-$(1),prepare-$(1),tests/cloud_config.sh $(1),$(HEAD) $(foreach t,$(KNOWN),fetch-$(t)))
 $(call stage,build-$(1)-cloud,prepare-$(1),$(NICE) ci/build --tree patched --flavour cloud $(1),$(call cores,build-$(1)-patched build-$(1)-baseline) cloud-config-$(1))
 $(call stage,package-$(1)-cloud,build-$(1)-cloud,$(NICE) ci/package --flavour cloud $(1))
-$(call stage,cloud-boot-$(1)-patched,package-$(1)-cloud vm-image,tests/packages_boot.sh --tree patched --flavour cloud $(1))
-$(call stage,cloud-boot-$(1)-baseline,prepare-$(1) vm-image,tests/packages_boot.sh --tree baseline --flavour cloud $(1),package-$(1)-cloud)
+$(call stage,cloud-boot-$(1)-patched,package-$(1)-cloud vm-image-$(call debian_image,$(1)),tests/packages_boot.sh --tree patched --flavour cloud $(1))
+$(call stage,cloud-boot-$(1)-baseline,prepare-$(1) vm-image-$(call debian_image,$(1)),tests/packages_boot.sh --tree baseline --flavour cloud $(1),package-$(1)-cloud)
 $(call stage,ab-verdict-$(1)-cloud,package-$(1)-cloud,tests/ab-verdict --flavour cloud $(1),cloud-boot-$(1)-patched cloud-boot-$(1)-baseline)
 endef
 # The cloud kernel installed from the kit's repository and booted in the
 # VM image, and Debian's own kernel of the same version (series/T/debian-
 # kernel, ci/debian-kernel) the same way: the A/B a Debian user makes.
-# Only the targets that pin Debian's kernel have the boots.
-cloud_set = build-$(1)-cloud package-$(1)-cloud $(if $(wildcard series/$(1)/debian-kernel),cloud-boot-$(1)-patched cloud-boot-$(1)-baseline ab-verdict-$(1)-cloud)
+# Only the targets that pin Debian's kernel have the boots, in the VM image
+# of the Debian release that kernel is for (its pin's "image" line; a
+# stage vm-image-RELEASE of each such release, cached by content as
+# vm-image).
+cloud_set = build-$(1)-cloud package-$(1)-cloud $(if $(wildcard series/$(1)/debian-kernel),vm-image-$(call debian_image,$(1)) cloud-boot-$(1)-patched cloud-boot-$(1)-baseline ab-verdict-$(1)-cloud)
+debian_image = $(shell sed -n 's/^image //p' series/$(1)/debian-kernel 2>/dev/null)
+image_releases := $(sort $(foreach t,$(KNOWN),$(call debian_image,$(t))))
 
 # The nested verdicts again with every core busy, as on a shared runner
 # (artefacts apart, in $(RXKIT_OUT)/loaded).
@@ -253,6 +258,7 @@ $(eval $(call stage,rootfs-base,,tests/mkrootfs --base,rootfs))
 # Debian's cloud kernel and GRUB), made beside the kernel builds; cached,
 # it takes seconds.
 $(eval $(call stage,vm-image,rootfs-base,tests/mkimage))
+$(foreach d,$(image_releases),$(eval $(call stage,vm-image-$(d),,tests/mkimage --suite $(d),rootfs-base)))
 # The kit itself: the series against the posting and each other, every
 # command packaged, shellcheck; the error paths of the stages (each with
 # private caches, next to the trees it reads).
