@@ -34,7 +34,7 @@ one.bench := $(call bench_builds,$(TARGET)) bench-$(TARGET) bench-slow-$(TARGET)
 one.bench-slow := $(call bench_builds,$(TARGET)) bench-slow-$(TARGET)
 one.bench-smoke := $(call bench_builds,$(TARGET)) bench-smoke-$(TARGET)
 one.debug := build-$(TARGET)-debug loopback-$(TARGET)-debug virtio-$(TARGET)-debug
-one.sockmap := $(call sockmap_set,$(TARGET))
+one.sockmap := $(call sockmap_set,$(TARGET)) $(call bpf_set,$(TARGET))
 one.cloud := cloud-config-$(TARGET) $(call cloud_set,$(TARGET))
 # Printed before the stages start: how long the cloud build should take.
 pre.cloud := ci/build --estimate --flavour cloud $(TARGET)
@@ -61,7 +61,8 @@ help:
 	@echo '                 benchmark of tests/bench.sh (the two kernels, 8 AB/BA pairs); make'
 	@echo '                 bench-smoke: its smoke sweep (make check runs it); make bench-slow:'
 	@echo '                 the slow-reader scenario of tests/bench_slow.sh (in make bench)'
-	@echo '                 make sockmap: the bpf flavour and tests/vsock_sockmap.sh (in check-full)'
+	@echo '                 make sockmap: tests/vsock_sockmap.sh on the guest kernels (in make check)'
+	@echo '                 and the kernel'"'"'s BPF selftests on the bpf flavour (in check-full)'
 	@echo '                 make repo: the packages as a signed apt and dnf repository (ci/repo)'
 	@echo '                 make cloud: the cloud flavour (Debian'"'"'s cloud configuration + vsock)'
 	@echo '                 built and packaged in out/TARGET/cloud/ (in check-full; hours cold)'

@@ -34,7 +34,8 @@ usage()
 usage: tests/vsock_sockmap.sh [--tree patched|baseline] [--flavour NAME] [TARGET]
 
 Boot the TREE kernel of TARGET (default: patched, $RXKIT_TARGET) built
-with FLAVOUR (default: bpf, kconfig/flavours/bpf) and run:
+with FLAVOUR (default: guest, which has BPF_SYSCALL; bpf, which also has
+the BTF the kernel's BPF selftests need: kconfig/flavours/bpf) and run:
   checkpatch        scripts/checkpatch.pl --strict of tests/rxkit-sockmap.c
   sockmap_loopback  tests/rxkit-sockmap.c over the loopback transport (its
                     cases as subtests; SKIP when the kernel has no BPF_SYSCALL)
@@ -44,9 +45,10 @@ with FLAVOUR (default: bpf, kconfig/flavours/bpf) and run:
                     from the RX worker's batches (SKIP without the daemon)
   bpf_selftests     the vsock cases of the kernel's own BPF selftests
                     (test_progs of the tree, tests/mkbpftests; the cases:
-                    tests/data/bpf-selftests), each a subtest
+                    tests/data/bpf-selftests), each a subtest (SKIP
+                    without the kernel's BTF: the guest flavour)
 Artefacts (serial logs, protocol logs, KTAP, results.json, reproducer.sh):
-\$RXKIT_OUT/TARGET/TREE-FLAVOUR/sockmap/ (TREE/ for the guest flavour)
+\$RXKIT_OUT/TARGET/TREE/sockmap/ (TREE-FLAVOUR/ for another flavour)
 Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT,
   RXKIT_SOCKMAP_TESTS="NAME..." (a subset of the tests above),
   RXKIT_SOCKMAP_ROUNDS, RXKIT_SOCKMAP_MS (the loop's rounds and phase length),
@@ -55,8 +57,7 @@ Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT,
 USAGE
 }
 
-# The bpf flavour unless --flavour says otherwise (the last one counts).
-guest_test_setup --flavour bpf "$@"
+guest_test_setup "$@"
 check_subset RXKIT_SOCKMAP_TESTS
 for v in "$ROUNDS" "$PHASE_MS"; do
 	case "$v" in
@@ -77,6 +78,8 @@ case " $TESTS " in
 *" bpf_selftests "*)
 	if [ -n "$bpf_missing" ]; then
 		bpf_skip=$bpf_missing
+	elif ! grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$o/.config"; then
+		bpf_skip="the $flavour kernel has no BTF (CONFIG_DEBUG_INFO_BTF), against which test_progs' programs are built: the bpf flavour has it (kconfig/bpf-selftests.config; make sockmap, make check-full)"
 	elif [ -z "$("$RXKIT_TOP/tests/mkbpftests" --cases "$src" "$o")" ]; then
 		bpf_skip="no vsock case of the kernel's BPF selftests applies to $release (tests/data/bpf-selftests)"
 	elif d=$("$RXKIT_TOP/tests/mkbpftests" "$src" "$o" 2> "$art/bpf-build.log"); then
