@@ -100,11 +100,14 @@ vsock_cases()
 	return "$KSFT_PASS"
 }
 
-# case_times TIMES: the seconds each case of a vsock_test-style run took,
-# from its output stamped line by line (tests/guest/vhost-host stamped):
-# a case's line comes whole when the program flushes it as the next case
-# starts or as it exits, so a case's time is its stamp less the one
-# before.  "ID SECONDS NAME...VERDICT" lines, ID as the program numbers it.
+# case_times TIMES: the seconds each case of a vsock_test-style run took
+# on the stamped side, from its output stamped line by line (tests/guest/
+# vhost-host stamped): a case's line comes whole when the program flushes
+# it as the next case starts or as it exits, so a case's time is its stamp
+# less the one before.  That includes the wait at the case's barrier for
+# the peer to end the case before (a skipped case after one the peer ends
+# later shows that wait).  "ID SECONDS NAME...VERDICT" lines, ID as the
+# program numbers it.
 case_times()
 {
 	awk '$2 == "start" && NF == 2 { prev = $1; next }
