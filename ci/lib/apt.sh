@@ -59,9 +59,11 @@ newest_version()
 # PACKAGE VERSION in DIR (apt-get download's name: the epoch's colon as
 # %3a, architecture amd64 or all), on stdout.  A copy there whose SHA-256
 # is the pin's is taken as it is; else (unless OFFLINE is 1) it comes
-# through SUITE's private apt state (its indexes updated once a process),
-# and a download of another SHA-256 is removed and refused.  Used by
-# ci/deps (ci/deps-newer), ci/cloud-config and ci/debian-kernel.
+# through SUITE's private apt state (its indexes updated once in the shell
+# that calls it: a command substitution is a shell of its own), and a
+# download of another SHA-256 is removed and refused.  APT_PIN_FILE: the
+# file of the pin, named in the errors.  Used by ci/deps (ci/deps-newer),
+# ci/cloud-config and ci/debian-kernel.
 apt_fetch_pinned()
 {
 	local suite="$1" dir="$2" p="$3" v="$4" sha="$5" offline="${6:-0}"
@@ -85,7 +87,7 @@ apt_fetch_pinned()
 	log "downloading $p $v from $suite" >&2
 	(cd "$dir" && apt_private download "$p=$v") > "$dir/download.log" 2>&1 || {
 		cat "$dir/download.log" >&2
-		die "apt-get download $p=$v from $suite failed (there: $(newest_version "$p"))"
+		die "apt-get download $p=$v from $suite failed (there: $(newest_version "$p"))${APT_PIN_FILE:+; pin another in $APT_PIN_FILE}"
 	}
 	f="${b}_amd64.deb"
 	[ -f "$f" ] || f="${b}_all.deb"
