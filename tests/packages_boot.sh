@@ -155,7 +155,7 @@ vm_state=	# '' (not run yet), ok, or why there is no run
 # repository, SKIP_REASON says why).
 vm_run()
 {
-	local img i g t0 pid rc=0
+	local img i g k t0 pid rc=0
 	case "$vm_state" in
 	ok) return "$KSFT_PASS" ;;
 	?*) echo "# $vm_state"; return "$KSFT_FAIL" ;;
@@ -179,7 +179,10 @@ vm_run()
 	chroot "$g/guest" /bin/busybox --install -s /bin || return "$KSFT_FAIL"
 	skip_list vsock_test_loopback "$target" > "$g/guest/rxkit/skip/vsock_test_loopback"
 	skip_list vsock_diag_test_loopback "$target" > "$g/guest/rxkit/skip/vsock_diag_test_loopback"
-	mke2fs -q -t ext4 -L RXKITJOB -d "$g" "$work/job.raw" 256M > "$art/mke2fs.log" 2>&1 ||
+	# Sized by its content: the cloud flavour's repository alone holds a
+	# 400 MiB -dbg package.  An eighth more and 64 MiB for ext4's own.
+	k=$(du -sk "$g" | cut -f1)
+	mke2fs -q -t ext4 -L RXKITJOB -d "$g" "$work/job.raw" "$(( k + k / 8 + 65536 ))k" > "$art/mke2fs.log" 2>&1 ||
 		{ cat "$art/mke2fs.log"; return "$KSFT_FAIL"; }
 	: > "$art/serial.log"
 	: > "$pr"

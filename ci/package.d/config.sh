@@ -10,7 +10,9 @@
 # $staging/config.requested (the fragments' lines, which the package builds
 # check their configuration against).  Sets dbg (1: debug info, a -dbg
 # package), signed (1: modules signed, the @SIGNED@ lines of the
-# templates), config_text (the configuration, in words) and guest (1: the
+# templates), config_base (the base configuration, in words; the
+# @CONFIG_BASE@ of the templates), config_text (the configuration, in
+# words: the base and the fragments) and guest (1: the
 # guest flavour on tinyconfig, the @GUEST@ lines of the templates).
 # The run's state is shared with ci/package and its other parts:
 # shellcheck disable=SC2034,SC2154
@@ -32,12 +34,13 @@ pkg_config()
 	signed=0
 	if config_has 'CONFIG_MODULE_SIG_ALL=y'; then signed=1; fi
 	if [ "$(flavour_key "$flist" base)" = debian-cloud ]; then
-		config_text="Debian's $(sed -n 's/^package=//p' "$RXKIT_TOP/series/$target/cloud") $(sed -n 's/^package_version=//p' "$RXKIT_TOP/series/$target/cloud") config.amd64_none_cloud-amd64 with the fragments of kconfig/flavours/$flavour"
+		config_base="Debian's config.amd64_none_cloud-amd64 ($(sed -n 's/^package=//p' "$RXKIT_TOP/series/$target/cloud") $(sed -n 's/^package_version=//p' "$RXKIT_TOP/series/$target/cloud"))"
 	elif [ -n "$base_config" ]; then
-		config_text="${base_config##*/} with the fragments of kconfig/flavours/$flavour"
+		config_base=${base_config##*/}
 	else
-		config_text="tinyconfig with the fragments of kconfig/flavours/$flavour"
+		config_base=tinyconfig
 	fi
+	config_text="$config_base with the fragments of kconfig/flavours/$flavour"
 	guest=0
 	[ -n "$base_config" ] || [ "$flavour" != guest ] || guest=1
 }

@@ -45,6 +45,24 @@ deb_extra_build_depends()
 	printf '%s\n' "$bd"
 }
 
+# long_name_lines NAME < TEXT: the @LONGNAME@ lines of a lintian-overrides
+# template kept when lintian finds the file name of NAME's package too
+# long (package-has-long-file-name: over 80 characters with the
+# architecture counted as kfreebsd-amd64's 14), dropped otherwise (an
+# unused override is lintian's complaint too).
+long_name_lines()
+{
+	local p n
+	p=${1##*/}
+	p=${p%.lintian-overrides}
+	n=${p}_${deb_version}_amd64.deb
+	if [ $(( ${#n} - 5 + 14 )) -gt 80 ]; then
+		sed 's|^@LONGNAME@||'
+	else
+		sed '/^@LONGNAME@/d'
+	fi
+}
+
 # deb_changelog: debian/changelog, one UNRELEASED entry.
 deb_changelog()
 {
@@ -79,7 +97,7 @@ source_deb()
 			p=${f##*/}
 			f="$sd/debian/${p%%.*}-$rel.${p#*.}" ;;
 		esac
-		subst < "$t" > "$f"
+		subst < "$t" | long_name_lines "${f##*/}" > "$f"
 		rm -f "$t"
 	done
 	sed -i "s|@EXTRA_BUILD_DEPENDS@|$(deb_extra_build_depends)|" "$sd/debian/control"

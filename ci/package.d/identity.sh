@@ -7,9 +7,10 @@
 # and rpm/.
 #
 # Reads src, staging, target, tree, series, rev, flavour, tb, topdir, guest,
-# config_text.  Sets kver (the kernel version), lv (the release mark),
+# config_base, config_text.  Sets kver (the kernel version), lv (the release mark),
 # rel (uname -r), npatch, series_text, maint, deb_version, rpm_name,
-# rpm_version, kit (the kit's version).
+# rpm_version, uname_evr (1: the release is an RPM version), kit (the
+# kit's version).
 # The run's state is shared with ci/package and its other parts:
 # shellcheck disable=SC2034,SC2154
 
@@ -49,19 +50,26 @@ pkg_identity()
 	rpm_name=kernel$(release_mark "$tree" | sed 's/[0-9]*$//')$(flavour_key "$flist" rpm)
 	kit=$(kit_version)
 	rpm_version=$(printf '%s\n' "$kver" | tr - '~')
+	# The release as an RPM version (kernel-uname-r = REL): one '-' only.
+	case "$rel" in
+	*-*-*) uname_evr=0 ;;
+	*) uname_evr=1 ;;
+	esac
 }
 
 # subst < TEMPLATE: fill in the @KEY@ fields; @GUEST@ lines only for the
 # guest flavour on tinyconfig, @SIGNED@ lines only when the build signs
-# its modules.
+# its modules, @UNAMER@ lines only when the release is an RPM version.
 subst()
 {
-	local guest_lines signed_lines
+	local guest_lines signed_lines unamer_lines
 	if [ "$guest" = 1 ]; then guest_lines='s|^@GUEST@||'; else guest_lines='/^@GUEST@/d'; fi
 	if [ "$signed" = 1 ]; then signed_lines='s|^@SIGNED@||'; else signed_lines='/^@SIGNED@/d'; fi
-	sed -e "$guest_lines" -e "$signed_lines" -e "s|@RELEASE@|$rel|g" -e "s|@KVERSION@|$kver|g" \
+	if [ "$uname_evr" = 1 ]; then unamer_lines='s|^@UNAMER@||'; else unamer_lines='/^@UNAMER@/d'; fi
+	sed -e "$guest_lines" -e "$signed_lines" -e "$unamer_lines" -e "s|@RELEASE@|$rel|g" -e "s|@KVERSION@|$kver|g" \
 		-e "s|@IMAGE@|/boot/vmlinuz-$rel|g" -e "s|@FLAVOUR@|$flavour|g" \
 		-e "s|@TREE@|$tree|g" -e "s|@CONFIG@|$config_text|g" \
+		-e "s|@CONFIG_BASE@|$config_base|g" \
 		-e "s|@SERIES@|$series_text|g" -e "s|@MAINTAINER@|$maint|g" \
 		-e "s|@LOCALVERSION@|$lv|g" -e "s|@NAME@|$rpm_name|g" \
 		-e "s|@VERSION@|$rpm_version|g" -e "s|@PKGREL@|$rev|g" \

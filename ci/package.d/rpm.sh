@@ -72,7 +72,8 @@ build_rpm()
 }
 
 # check_rpm: the kernel and -devel packages exist, the kernel package
-# holds the kernel and its modules and provides kernel-uname-r, and its
+# holds the kernel and its modules and provides kernel-REL (and
+# kernel-uname-r = REL where REL is an RPM version), and its
 # kernel is ci/build's (check_image) and the .deb's.
 check_rpm()
 {
@@ -87,7 +88,9 @@ check_rpm()
 	rpm -qlp "$rpmf" | grep -qx "/lib/modules/$rel/vmlinuz" || die "${rpmf##*/} has no /lib/modules/$rel/vmlinuz"
 	rpm -qlp "$rpmf" | grep -q "^/lib/modules/$rel/kernel/" ||
 		die "${rpmf##*/} has no modules in /lib/modules/$rel/kernel/"
-	rpm -qp --provides "$rpmf" | grep -qx "kernel-uname-r = $rel" ||
+	rpm -qp --provides "$rpmf" | grep -qx "kernel-$rel" ||
+		die "${rpmf##*/} does not provide kernel-$rel"
+	[ "$uname_evr" = 0 ] || rpm -qp --provides "$rpmf" | grep -qx "kernel-uname-r = $rel" ||
 		die "${rpmf##*/} does not provide kernel-uname-r = $rel"
 	# The image is in the modules folder; /boot/vmlinuz-REL is a %ghost
 	# copy that %post writes, as upstream's kernel.spec does.
