@@ -65,7 +65,7 @@ help:
 	@echo '                 and the kernel'"'"'s BPF selftests on the bpf flavour (in check-full)'
 	@echo '                 make repo: the packages as a signed apt and dnf repository (ci/repo)'
 	@echo '                 make cloud: the cloud flavour (Debian'"'"'s cloud configuration + vsock)'
-	@echo '                 built and packaged in out/TARGET/cloud/ (in check-full; hours cold)'
+	@echo '                 built and packaged in out/TARGET/cloud/ (in check-full; 78 min cold)'
 	@echo 'TARGET=$(TARGET) ($(KNOWN)), JOBS=$(JOBS), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
 	@echo 'RXKIT_CHECK_TARGETS="6.1 6.12 6.18" (default: all; none): the other targets of make check'
 
