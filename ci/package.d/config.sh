@@ -10,7 +10,8 @@
 # $staging/config.requested (the fragments' lines, which the package builds
 # check their configuration against).  Sets dbg (1: debug info, a -dbg
 # package), signed (1: modules signed, the @SIGNED@ lines of the
-# templates), config_base (the base configuration, in words; the
+# templates), modzip (1: modules compressed, the @KOZ@ lines of the
+# templates; 0: the @KO@ lines), config_base (the base configuration, in words; the
 # @CONFIG_BASE@ of the templates), config_text (the configuration, in
 # words: the base and the fragments) and guest (1: the
 # guest flavour on tinyconfig, the @GUEST@ lines of the templates).
@@ -33,6 +34,8 @@ pkg_config()
 	if config_has 'CONFIG_DEBUG_INFO=y'; then dbg=1; fi
 	signed=0
 	if config_has 'CONFIG_MODULE_SIG_ALL=y'; then signed=1; fi
+	modzip=0
+	if config_has 'CONFIG_MODULE_COMPRESS=y'; then modzip=1; fi
 	if [ "$(flavour_key "$flist" base)" = debian-cloud ]; then
 		config_base="Debian's config.amd64_none_cloud-amd64 ($(sed -n 's/^package=//p' "$RXKIT_TOP/series/$target/cloud") $(sed -n 's/^package_version=//p' "$RXKIT_TOP/series/$target/cloud"))"
 	elif [ -n "$base_config" ]; then

@@ -7,7 +7,7 @@
 # and rpm/.
 #
 # Reads src, staging, target, tree, series, rev, flavour, tb, topdir, guest,
-# config_base, config_text.  Sets kver (the kernel version), lv (the release mark),
+# signed, modzip, config_base, config_text.  Sets kver (the kernel version), lv (the release mark),
 # rel (uname -r), npatch, series_text, maint, deb_version, rpm_name,
 # rpm_version, uname_evr (1: the release is an RPM version), kit (the
 # kit's version).
@@ -59,14 +59,16 @@ pkg_identity()
 
 # subst < TEMPLATE: fill in the @KEY@ fields; @GUEST@ lines only for the
 # guest flavour on tinyconfig, @SIGNED@ lines only when the build signs
-# its modules, @UNAMER@ lines only when the release is an RPM version.
+# its modules, @UNAMER@ lines only when the release is an RPM version,
+# @KO@ lines only for plain modules and @KOZ@ lines only for compressed.
 subst()
 {
-	local guest_lines signed_lines unamer_lines
+	local guest_lines signed_lines unamer_lines ko_lines
 	if [ "$guest" = 1 ]; then guest_lines='s|^@GUEST@||'; else guest_lines='/^@GUEST@/d'; fi
 	if [ "$signed" = 1 ]; then signed_lines='s|^@SIGNED@||'; else signed_lines='/^@SIGNED@/d'; fi
 	if [ "$uname_evr" = 1 ]; then unamer_lines='s|^@UNAMER@||'; else unamer_lines='/^@UNAMER@/d'; fi
-	sed -e "$guest_lines" -e "$signed_lines" -e "$unamer_lines" -e "s|@RELEASE@|$rel|g" -e "s|@KVERSION@|$kver|g" \
+	if [ "$modzip" = 1 ]; then ko_lines='/^@KO@/d;s|^@KOZ@||'; else ko_lines='/^@KOZ@/d;s|^@KO@||'; fi
+	sed -e "$guest_lines" -e "$signed_lines" -e "$unamer_lines" -e "$ko_lines" -e "s|@RELEASE@|$rel|g" -e "s|@KVERSION@|$kver|g" \
 		-e "s|@IMAGE@|/boot/vmlinuz-$rel|g" -e "s|@FLAVOUR@|$flavour|g" \
 		-e "s|@TREE@|$tree|g" -e "s|@CONFIG@|$config_text|g" \
 		-e "s|@CONFIG_BASE@|$config_base|g" \

@@ -5,7 +5,7 @@
 # 'exit N', the linter's exit status.  lintian.txt: lintian --pedantic of
 # the .debs and of the source package; rpmlint.txt: rpmlint of the spec
 # and the .rpms, with the filters of rpm/vsockrx-kernel.rpmlintrc (its
-# fields filled in by subst, its @KO@ or @KOZ@ lines as the modules are).
+# fields and line marks filled in by subst).
 #
 # Reads staging, outdir, target, lint (0: --no-lint), pkgs, dsc, sd, topdir,
 # rel, deb_version, spec, rpmf, drpm.  Writes $staging/lintian.txt and
@@ -81,17 +81,11 @@ lint_deb()
 # lint_rpm: rpmlint.txt.
 lint_rpm()
 {
-	local ko
 	reports="$reports rpmlint.txt"
 	if [ "$lint" = 0 ]; then
 		echo "not linted (--no-lint)" > "$staging/rpmlint.txt"
 	elif command -v rpmlint >/dev/null 2>&1; then
-		if grep -qx 'CONFIG_MODULE_COMPRESS=y' "$staging/kconfig/.config"; then
-			ko='/^@KO@/d;s|^@KOZ@||'
-		else
-			ko='/^@KOZ@/d;s|^@KO@||'
-		fi
-		subst < "$RXKIT_TOP/rpm/vsockrx-kernel.rpmlintrc" | sed "$ko" > "$staging/rpmlintrc"
+		subst < "$RXKIT_TOP/rpm/vsockrx-kernel.rpmlintrc" > "$staging/rpmlintrc"
 		run_linter rpmlint.txt rpmlint -r "$staging/rpmlintrc" "$spec" "$rpmf" "$drpm"
 	else
 		echo "rpmlint not installed (Debian package 'rpmlint')" > "$staging/rpmlint.txt"

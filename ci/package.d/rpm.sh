@@ -77,6 +77,7 @@ build_rpm()
 # kernel is ci/build's (check_image) and the .deb's.
 check_rpm()
 {
+	local provides
 	rpmf="$staging/rpm/RPMS/x86_64/$rpm_name-$rpm_version-$rev.x86_64.rpm"
 	drpm="$staging/rpm/RPMS/x86_64/$rpm_name-devel-$rpm_version-$rev.x86_64.rpm"
 	[ -f "$rpmf" ] || die "rpmbuild made no ${rpmf##*/}"
@@ -88,9 +89,10 @@ check_rpm()
 	rpm -qlp "$rpmf" | grep -qx "/lib/modules/$rel/vmlinuz" || die "${rpmf##*/} has no /lib/modules/$rel/vmlinuz"
 	rpm -qlp "$rpmf" | grep -q "^/lib/modules/$rel/kernel/" ||
 		die "${rpmf##*/} has no modules in /lib/modules/$rel/kernel/"
-	rpm -qp --provides "$rpmf" | grep -qx "kernel-$rel" ||
+	provides=$(rpm -qp --provides "$rpmf") || die "rpm cannot read ${rpmf##*/}"
+	printf '%s\n' "$provides" | grep -qx "kernel-$rel" ||
 		die "${rpmf##*/} does not provide kernel-$rel"
-	[ "$uname_evr" = 0 ] || rpm -qp --provides "$rpmf" | grep -qx "kernel-uname-r = $rel" ||
+	[ "$uname_evr" = 0 ] || printf '%s\n' "$provides" | grep -qx "kernel-uname-r = $rel" ||
 		die "${rpmf##*/} does not provide kernel-uname-r = $rel"
 	# The image is in the modules folder; /boot/vmlinuz-REL is a %ghost
 	# copy that %post writes, as upstream's kernel.spec does.
