@@ -36,6 +36,7 @@ one.bench-smoke := $(call bench_builds,$(TARGET)) bench-smoke-$(TARGET)
 one.debug := build-$(TARGET)-debug loopback-$(TARGET)-debug virtio-$(TARGET)-debug
 one.sockmap := $(call sockmap_set,$(TARGET)) $(call bpf_set,$(TARGET))
 one.cloud := cloud-config-$(TARGET) $(call cloud_set,$(TARGET))
+one.census := census-$(TARGET)
 # Printed before the stages start: how long the cloud build should take.
 pre.cloud := ci/build --estimate --flavour cloud $(TARGET)
 full.debug := FULL=1
@@ -66,6 +67,8 @@ help:
 	@echo '                 make repo: the packages as a signed apt and dnf repository (ci/repo)'
 	@echo '                 make cloud: the cloud flavour (Debian'"'"'s cloud configuration + vsock)'
 	@echo '                 built and packaged in out/TARGET/cloud/ (in check-full; 78 min cold)'
+	@echo '                 make census: every guest suite of make check, both trees, RUNS=N'
+	@echo '                 times (10) with both cores busy; fails naming a case whose verdict varies'
 	@echo 'TARGET=$(TARGET) ($(KNOWN)), JOBS=$(JOBS), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
 	@echo 'RXKIT_CHECK_TARGETS="6.1 6.12 6.18" (default: all; none): the other targets of make check'
 

@@ -155,8 +155,11 @@ debian_image = $(shell sed -n 's/^image //p' series/$(1)/debian-kernel 2>/dev/nu
 image_releases := $(sort $(foreach t,$(KNOWN),$(call debian_image,$(t))))
 
 # The nested verdicts again with every core busy, as on a shared runner
-# (artefacts apart, in $(RXKIT_OUT)/loaded).
+# (artefacts apart, in $(RXKIT_OUT)/loaded).  The flake census (make
+# census, in no tier): every guest suite of make check, both trees,
+# RUNS times (default 10) under that load, each case's verdicts counted.
 define loaded_stages
+$(call stage,census-$(1),build-$(1)-patched build-$(1)-baseline packages-build-$(1) vm-image,tests/census $(if $(RUNS),-n $(RUNS)) $(1))
 $(call stage,nested-$(1)-patched-loaded,build-$(1)-patched build-$(1)-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_nested.sh --tree patched $(1),nested-$(1)-baseline)
 $(call stage,nested-$(1)-baseline-loaded,build-$(1)-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_nested.sh --tree baseline $(1),nested-$(1)-patched-loaded)
 endef
@@ -230,7 +233,7 @@ check_set = fetch-$(1) prepare-$(1) build-$(1)-patched rootfs rootfs-base vm-ima
 	virtio-$(1)-baseline loopback-$(1)-patched loopback-$(1)-baseline \
 	loopback-$(1)-debug virtio-$(1)-debug ab-verdict-$(1) \
 	packages-refusals-$(1) packages-rebuild-$(1) errors-build errors-tools \
-	series-$(1) bench-smoke-$(1) static commands shellcheck bench-tools \
+	series-$(1) bench-smoke-$(1) static commands shellcheck timing bench-tools \
 	errors-fetch pipeline cloud-config-$(1) \
 	$(foreach t,$(call sockmap_targets,$(1)),$(call sockmap_set,$(t)))
 OTHERS := $(filter-out $(TARGET) none,$(or $(RXKIT_CHECK_TARGETS),$(KNOWN)))
@@ -271,6 +274,10 @@ $(foreach d,$(image_releases),$(eval $(call stage,vm-image-$(d),,tests/mkimage -
 $(eval $(call stage,static,,tests/static.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t)) $(HEAD)))
 $(eval $(call stage,commands,,tests/commands.sh,$(HEAD)))
 $(eval $(call stage,shellcheck,,tests/shellcheck.sh,$(HEAD)))
+# The fixed waits of the programs the guests run against their inventory
+# in every prepared tree, the scaled rewrite compiled with TARGET's UAPI
+# headers (after its build), the census's table on fixtures.
+$(eval $(call stage,timing,,tests/timing.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t)) $(HEAD)))
 # The GitLab pipeline (ci/gitlab): .gitlab-ci.yml is the graph's, resolves
 # in gitlab-ci-local, and one of its jobs runs there.
 $(eval $(call stage,pipeline,,tests/pipeline.sh,$(HEAD)))

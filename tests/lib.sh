@@ -6,7 +6,7 @@
 #   results.sh    results_begin/results_end: reproducer.sh, results.json
 #   qemu.sh       accelerator, guest_run, the protocol, wait_for, guest_verdict
 #                 (kernel log patterns: tests/data/dmesg-bad)
-#   initramfs.sh  ensure_initramfs, tools_initrd, CONTROL_TIMEOUT
+#   initramfs.sh  ensure_initramfs, tools_initrd
 #   cases.sh      vsock_test cases as KTAP, skip lists, backend defects
 #                 (tests/data/backend-defects)
 #   streams.sh    the per-stream result lines of rxkit-vsock, checked

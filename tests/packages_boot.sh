@@ -173,7 +173,8 @@ vm_run()
 	[ -z "$repo" ] || cp -R "$repo" "$g/repo"
 	[ -z "$debs" ] || { mkdir "$g/debs" && cp "$debs"/*.deb "$g/debs/"; }
 	cp "$RXKIT_TOP/tests/image/run" "$g/run"
-	printf 'rel=%s\njobs="%s"\ninst="%s"\nrm="%s"\n' "$rel" "$VSOCK_JOBS" "$inst" "$rm" > "$g/env"
+	printf 'rel=%s\njobs="%s"\ninst="%s"\nrm="%s"\nscale=%s\n' "$rel" "$VSOCK_JOBS" "$inst" "$rm" \
+		"$(time_scale "$accel")" > "$g/env"
 	i=$(ensure_initramfs "$(src_root "$target")/patched" "$uapi") || return "$KSFT_FAIL"
 	gzip -dc "$i" | (cd "$g/guest" && cpio -id --quiet) || return "$KSFT_FAIL"
 	chroot "$g/guest" /bin/busybox --install -s /bin || return "$KSFT_FAIL"
@@ -187,7 +188,7 @@ vm_run()
 	: > "$art/serial.log"
 	: > "$pr"
 	t0=$(date +%s)
-	echo "# image $img; job disk $(du -sk "$g" | cut -f1) KiB; VM started ($accel, -smp $GUEST_SMP)"
+	echo "# image $img; job disk $(du -sk "$g" | cut -f1) KiB; VM started ($accel, -smp $GUEST_SMP, time scale $(time_scale "$accel"))"
 	# shellcheck disable=SC2046
 	$QEMU -nodefaults -display none -monitor none -machine q35 \
 		$(qemu_accel_args "$accel") -smp "$GUEST_SMP" -m 1024 \

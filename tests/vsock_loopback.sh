@@ -81,7 +81,7 @@ test_vsock_uring_test_loopback()
 	vsock_job vsock_uring_test_loopback
 }
 
-echo "# $target/$variant: $release, accelerator $accel, artefacts $art"
+echo "# $target/$variant: $release, accelerator $accel, time scale $(time_scale "$accel"), artefacts $art"
 # shellcheck disable=SC2086
 { rc=0; run_tests $TESTS || rc=$?; echo "$rc" > "$art/rc"; } | tee "$art/results.ktap"
 results_end loopback

@@ -66,6 +66,21 @@ printf '%s\n' "$BACKEND" > "$art/backend"
 # from /rxkit/skip/JOB, the host side gets the same --skip options.
 skip_files "$art" "$target" "$flavour" vsock_test_vm_client vsock_test_vm_server \
 	vsock_diag_test_vm_client vsock_diag_test_vm_server
+
+accel=none
+if [ -z "$BACKEND_SKIP" ]; then
+	tools_initrd "$src" "$o" "$art"
+	accel=$(pick_accel "$kernel" "$art/initrd.cpio.gz" "$art/accel-probe")
+	[ "$mode" = host ] || accel="$accel (L1), tcg (L2 in L1)"
+fi
+printf '%s\n' "$accel" > "$art/accel"
+# The guest under test and the host side of its pairs wait alike: for a
+# guest in TCG inside L1, the factor of tcg-in-L1's accelerator.
+case "$mode:$accel" in
+nested:none) time_scale=1 ;;
+nested:*) time_scale=$(time_scale "tcg-in-${accel%% *}") ;;
+*) time_scale=$(time_scale "${accel%% *}") ;;
+esac
 skip_opts() { awk 'NF { printf " --skip=%s", $1 }' "$art/tools/rxkit/skip/$1"; }
 cat > "$art/env" <<ENV
 VH_SKIP_VT_CLIENT='$(skip_opts vsock_test_vm_client)'
@@ -76,15 +91,8 @@ VH_MEM=768
 VH_SMP=$GUEST_SMP
 VH_STEP_TIMEOUT=600
 VH_BOOT_TIMEOUT=600
+VH_TIME_SCALE=$time_scale
 ENV
-
-accel=none
-if [ -z "$BACKEND_SKIP" ]; then
-	tools_initrd "$src" "$o" "$art"
-	accel=$(pick_accel "$kernel" "$art/initrd.cpio.gz" "$art/accel-probe")
-	[ "$mode" = host ] || accel="$accel (L1), tcg (L2 in L1)"
-fi
-printf '%s\n' "$accel" > "$art/accel"
 # shellcheck disable=SC2086
 results_begin "$art" vsock_nested.sh RXKIT_NESTED_TESTS $SETTINGS
 
@@ -204,7 +212,7 @@ test_kernel_log()
 	return "$KSFT_PASS"
 }
 
-echo "# $target/$variant: $release, backend $BACKEND, accelerator $accel, artefacts $art"
+echo "# $target/$variant: $release, backend $BACKEND, accelerator $accel, time scale $time_scale, artefacts $art"
 if [ -z "$BACKEND_SKIP" ]; then
 	t0=$(date +%s)
 	run_rc=0

@@ -233,7 +233,7 @@ test_sockmap_virtio()
 	return "$rc"
 }
 
-echo "# $target/$variant: $release, accelerator $accel, artefacts $art"
+echo "# $target/$variant: $release, accelerator $accel, time scale $(time_scale "$accel"), artefacts $art"
 # shellcheck disable=SC2086
 {
 	trap 'kill $relay_pid 2>/dev/null; cleanup' EXIT

@@ -251,7 +251,7 @@ test_vsock_test_host()
 	return "$KSFT_SKIP"
 }
 
-echo "# $target/$variant: $release, accelerator $accel, backend $BACKEND, artefacts $art"
+echo "# $target/$variant: $release, accelerator $accel, time scale $(time_scale "$accel"), backend $BACKEND, artefacts $art"
 # shellcheck disable=SC2086
 {
 	trap cleanup EXIT

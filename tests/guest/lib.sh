@@ -9,13 +9,21 @@ skips()
 	awk '!/^#/ && NF { printf " --skip=%s", $1 }' "/rxkit/skip/$1"
 }
 
-# wait_listen PORT: wait up to 10 s for a TCP listener on PORT.
+# scaled N: N times the guest's RXKIT_TIME_SCALE (tests/guest/init sets it
+# from rxkit.scale=; 1 without), for a wait that emulation can overrun.
+scaled()
+{
+	echo $(($1 * ${RXKIT_TIME_SCALE:-1}))
+}
+
+# wait_listen PORT: wait up to 10 s (scaled) for a TCP listener on PORT.
 wait_listen()
 {
-	local i=0
+	local i=0 n=
+	n=$(scaled 100)
 	while ! netstat -ltn 2>/dev/null | grep -q ":$1 "; do
 		i=$((i + 1))
-		[ "$i" -lt 100 ] || return 1
+		[ "$i" -lt "$n" ] || return 1
 		sleep 0.1
 	done
 }

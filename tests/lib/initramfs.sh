@@ -5,12 +5,6 @@
 # archive of the data mover and the suite's files on top of it.  Sourced
 # by tests/lib.sh.
 
-# vsock_test's control-channel timeout in the kit's builds of the tree's
-# test programs (tests/mkinitramfs says why; vsock_test's own is 10 s).
-readonly CONTROL_TIMEOUT=${RXKIT_CONTROL_TIMEOUT:-60}
-case "$CONTROL_TIMEOUT" in
-''|*[!0-9]*) die "RXKIT_CONTROL_TIMEOUT must be a number of seconds" ;;
-esac
 # The files of tests/data/ the guest jobs read (tests/mkinitramfs packs
 # them as /rxkit/data/NAME).
 readonly GUEST_DATA="h2g-shapes"
@@ -23,8 +17,9 @@ ensure_initramfs()
 	# By content: a checkout or a copy can make the guest files older
 	# than an initramfs built from other ones.
 	sum=$( (cd "$RXKIT_TOP" && { find tests/guest tests/mkinitramfs -type f
+		echo tests/waits; echo tests/data/waits; echo tests/rxkit-time-scale.h
 		for d in $GUEST_DATA; do echo "tests/data/$d"; done; } | sort |
-		xargs sha256sum; echo "control timeout $CONTROL_TIMEOUT") |
+		xargs sha256sum) |
 		sha256sum | cut -d' ' -f1)
 	# One builder a build folder: suites may run side by side.
 	(

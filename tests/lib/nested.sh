@@ -88,6 +88,7 @@ run_host()
 	env VH_PROGS="$art/progs/rxkit" VH_CID=$((1000 + $$ % 60000)) \
 		VH_SKIP_VT_CLIENT="$VH_SKIP_VT_CLIENT" VH_SKIP_VT_SERVER="$VH_SKIP_VT_SERVER" \
 		VH_SKIP_DG_CLIENT="$VH_SKIP_DG_CLIENT" VH_SKIP_DG_SERVER="$VH_SKIP_DG_SERVER" \
+		VH_TIME_SCALE="$VH_TIME_SCALE" \
 		timeout "$NESTED_TIMEOUT" "$RXKIT_TOP/tests/guest/vhost-host" \
 		"$QEMU" "$kernel" "$art/initrd.cpio.gz" "$host_out" \
 		$(qemu_accel_args "$accel") > "$art/host.log" 2>&1 || rc=$?

@@ -18,6 +18,27 @@ esac
 # The kernel log lines that fail a guest run: one extended regular
 # expression a line, with comments (guest_dmesg_bad reads it every time).
 readonly DMESG_BAD_FILE="$RXKIT_TOP/tests/data/dmesg-bad"
+# The factors of the fixed waits the tests scale (tests/data/waits).
+readonly TIME_SCALE_FILE="$RXKIT_TOP/tests/data/time-scale"
+
+# time_scale RUN: the factor for a guest that runs as RUN (kvm, tcg,
+# tcg-in-kvm, tcg-in-tcg: tests/data/time-scale), or RXKIT_TIME_SCALE.
+time_scale()
+{
+	local f=
+	if [ -n "${RXKIT_TIME_SCALE:-}" ]; then
+		case "$RXKIT_TIME_SCALE" in
+		*[!0-9]*|0*) die "RXKIT_TIME_SCALE must be a whole number from 1 to 1000" ;;
+		esac
+		[ "$RXKIT_TIME_SCALE" -le 1000 ] ||
+			die "RXKIT_TIME_SCALE must be a whole number from 1 to 1000"
+		printf '%s\n' "$RXKIT_TIME_SCALE"
+		return
+	fi
+	f=$(awk -v run="$1" '$1 == run { print $2; exit }' "$TIME_SCALE_FILE")
+	[ -n "$f" ] || die "$TIME_SCALE_FILE has no factor for '$1'"
+	printf '%s\n' "$f"
+}
 
 qemu_accel_args()
 {
@@ -47,7 +68,8 @@ wait_for()
 
 # guest_run [-b BOOT_SECS] [-j JOB_SECS] [-a APPEND] DIR KERNEL INITRD JOB ACCEL
 #           [QEMU ARGS...]
-# Boots the guest (APPEND: more kernel parameters), runs JOB, collects
+# Boots the guest (APPEND: more kernel parameters; rxkit.scale= the factor
+# of its fixed waits for ACCEL: time_scale), runs JOB, collects
 # DIR/serial.log (console) and DIR/results.log (protocol).  Returns 0 when
 # the guest finished, 2 when it never reached /init within BOOT_SECS
 # (default BOOT_TIMEOUT), 3 when the job overran JOB_SECS (default
@@ -66,6 +88,7 @@ guest_run()
 	done
 	dir=$1 kernel=$2 initrd=$3 job=$4 accel=$5
 	shift 5
+	append=" rxkit.scale=$(time_scale "$accel")$append"
 	mkdir -p "$dir"
 	: > "$dir/serial.log"
 	: > "$dir/results.log"
