@@ -1139,7 +1139,8 @@ TEST_F_TIMEOUT(handoff, loop, 240)
 		while (side_read(c, &sides[0], rg->buf) > 0) {
 			read_for(c, sides + 1, 1, rg->buf, 0);
 			if (now_ms() - t > (__u64)rxkit_scaled(5000)) {
-				violation(c, "vsock: still readable %d ms into the redirect", rxkit_scaled(5000));
+				violation(c, "vsock: still readable %d ms into the redirect",
+					  rxkit_scaled(5000));
 				break;
 			}
 		}
