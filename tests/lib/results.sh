@@ -8,7 +8,7 @@
 
 # results_begin ART SCRIPT SUBSET_VAR [SETTING...]: before a guest suite
 # runs, write ART/reproducer.sh (re-runs this suite with the same tree,
-# flavour, target, cache and accelerator, and each SETTING, an environment
+# flavour, target, cache, accelerator and RXKIT_TIME_SCALE, and each SETTING, an environment
 # variable of the suite, that is set; an argument picks one test through
 # the suite's SUBSET_VAR) and start the per-test record of ART/results.json.
 # Reads tree, flavour, target and accel (guest_test_setup, pick_accel).
@@ -35,7 +35,7 @@ results_begin()
 		printf 'cd %s\n' "$RXKIT_TOP"
 		printf 'export RXKIT_CACHE=%s RXKIT_OUT=%s RXKIT_ACCEL=%s\n' \
 			"$RXKIT_CACHE" "$RXKIT_OUT" "$how"
-		for setting in "$@"; do
+		for setting in RXKIT_TIME_SCALE "$@"; do
 			eval "value=\${$setting-}"
 			[ -z "$value" ] || printf "export %s='%s'\n" "$setting" "$value"
 		done
