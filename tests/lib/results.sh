@@ -8,9 +8,10 @@
 
 # results_begin ART SCRIPT SUBSET_VAR [SETTING...]: before a guest suite
 # runs, write ART/reproducer.sh (re-runs this suite with the same tree,
-# flavour, target, cache, accelerator and RXKIT_TIME_SCALE, and each SETTING, an environment
-# variable of the suite, that is set; an argument picks one test through
-# the suite's SUBSET_VAR) and start the per-test record of ART/results.json.
+# flavour, target, cache, accelerator and RXKIT_TIME_SCALE, and each
+# SETTING, an environment variable of the suite, that is set; an argument
+# picks one test through the suite's SUBSET_VAR) and start the per-test
+# record of ART/results.json.
 # Reads tree, flavour, target and accel (guest_test_setup, pick_accel).
 results_begin()
 {
