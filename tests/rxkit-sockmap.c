@@ -1126,12 +1126,12 @@ TEST_F_TIMEOUT(handoff, loop, 240)
 			__atomic_store_n(&f->pause, 1, __ATOMIC_RELEASE);
 			t = now_ms();
 			while (!__atomic_load_n(&f->paused, __ATOMIC_ACQUIRE) &&
-			       now_ms() - t < (__u64)rxkit_scaled(10000))
+			       now_ms() - t < 10000)
 				read_for(c, sides, 2, rg->buf, 1);
 			t = now_ms();
 			while (side_total(sides, 2) <
 			       (__u64)__atomic_load_n(&f->started, __ATOMIC_ACQUIRE) * REC &&
-			       now_ms() - t < (__u64)rxkit_scaled(10000))
+			       now_ms() - t < 10000)
 				read_for(c, sides, 2, rg->buf, 1);
 		}
 		/* Empty S's psock queue: then nothing the verdict passed is lost. */
@@ -1157,8 +1157,7 @@ TEST_F_TIMEOUT(handoff, loop, 240)
 		violation(c, "sender: record %u: %s", total - 1, strerror(f->err));
 	/* S is out of the map: read it to EOF, U until every record is in. */
 	t = now_ms();
-	while (side_total(sides, 2) < (__u64)total * REC &&
-	       now_ms() - t < (__u64)rxkit_scaled(10000)) {
+	while (side_total(sides, 2) < (__u64)total * REC && now_ms() - t < 10000) {
 		__u64 before = side_total(sides, 2);
 
 		read_for(c, sides, 2, rg->buf, 20);
