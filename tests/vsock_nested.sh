@@ -130,6 +130,10 @@ test_boot()
 		return "$KSFT_FAIL"
 	[ "$cid" = "$GUEST_CID" ] || [ "$mode" = host ] ||
 		{ echo "# guest CID '$cid', expected $GUEST_CID"; return "$KSFT_FAIL"; }
+	# Both ends of every pair wait alike: the factor reached the guest.
+	got=$(tr -d '\r' < "$host_out/guest.results.log" | sed -n 's/^RXKIT: time-scale //p')
+	echo "# guest: time scale ${got:-?}, the host side's $time_scale"
+	[ "$got" = "$time_scale" ] || return "$KSFT_FAIL"
 	return "$KSFT_PASS"
 }
 
