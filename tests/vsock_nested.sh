@@ -22,7 +22,7 @@ PROG=vsock_nested
 
 readonly ALL_TESTS="boot guest_to_host host_to_guest vsock_test_vm_client vsock_test_vm_server vsock_diag_test_vm_client vsock_diag_test_vm_server kernel_log"
 readonly TESTS="${RXKIT_NESTED_TESTS:-$ALL_TESTS}"
-readonly NESTED_TIMEOUT=${RXKIT_NESTED_TIMEOUT:-1800}
+readonly NESTED_TIMEOUT=${RXKIT_NESTED_TIMEOUT:-3600}
 readonly GUEST_CID=3
 # The settings of this suite, which reproducer.sh repeats.
 readonly SETTINGS="RXKIT_NESTED_BACKEND RXKIT_NESTED_L1 RXKIT_NESTED_TIMEOUT"
@@ -40,7 +40,7 @@ protocol logs of every kernel, host-side logs, KTAP, results.json,
 reproducer.sh).
 Environment: RXKIT_NESTED_BACKEND=auto|host|nested, RXKIT_NESTED_L1=TARGET/TREE
   (the L1 kernel, default TARGET/baseline, built by ci/build), RXKIT_NESTED_TIMEOUT
-  (s, default 1800), RXKIT_NESTED_TESTS="NAME..." (a subset to report; the
+  (s, default 3600), RXKIT_NESTED_TESTS="NAME..." (a subset to report; the
   guest run is the same), RXKIT_ACCEL=auto|kvm|tcg (the outermost guest).
 USAGE
 }
@@ -89,7 +89,7 @@ VH_SKIP_DG_CLIENT='$(skip_opts vsock_diag_test_vm_client)'
 VH_SKIP_DG_SERVER='$(skip_opts vsock_diag_test_vm_server)'
 VH_MEM=768
 VH_SMP=$GUEST_SMP
-VH_STEP_TIMEOUT=600
+VH_STEP_TIMEOUT=1200
 VH_BOOT_TIMEOUT=600
 VH_TIME_SCALE=$time_scale
 ENV
