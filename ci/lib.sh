@@ -151,6 +151,16 @@ load_base()
 src_root()   { printf '%s/src/%s\n' "$RXKIT_CACHE" "$1"; }
 build_root() { printf '%s/build/%s\n' "$RXKIT_CACHE" "$1"; }
 out_dir()    { printf '%s/%s\n' "$RXKIT_OUT" "$1"; }
+# tree_target SRC: the target of a tree $(src_root TARGET)/TREE, or die.
+tree_target()
+{
+	local t="${1%/}"
+	t=${t%/*}
+	t=${t##*/}
+	[ -f "$RXKIT_TOP/series/$t/base" ] ||
+		die "$1: not a tree of a target (\$RXKIT_CACHE/src/TARGET/TREE); run: ci/prepare TARGET"
+	printf '%s\n' "$t"
+}
 
 # The version actually fetched (may differ from the pin when the archive
 # moved on); written by ci/fetch.
