@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # tests/pipeline.sh: the GitLab CI view of the stage graph (ci/gitlab).
-# .gitlab-ci.yml is what ci/gitlab writes from ci/stages.mk now;
+# .gitlab-ci.yml is what ci/gitlab writes from ci/stage-table now;
 # gitlab-ci-local resolves it (every job, every need) and it has the
 # graph's stages, one fetch job a target; a job's script exits 1 on a
 # failed stage and 4 on a skipped one; the JUnit report and the results
@@ -58,7 +58,7 @@ test_generated_current()
 }
 
 # gitlab-ci-local parses it (the include, every job, every need) and its
-# jobs are the stages of ci/stages.mk, with one fetch job a target.
+# jobs are the stages of ci/stage-table, with one fetch job a target.
 test_definition_resolves()
 {
 	need_gcl || return

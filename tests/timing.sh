@@ -29,37 +29,9 @@ TARGET   the target whose prepared tree the rewrite is tried on
 USAGE
 }
 
-list_tests()
-{
-	local i=1 n=
-	for n in $TEST_NAMES; do
-		printf '%-18s %s\n' "$n" "$(printf '%s\n' "$TEST_DESCS" | cut -d: -f"$i")"
-		i=$((i + 1))
-	done
-}
-
-only= skip=
-while [ $# -gt 0 ]; do
-	case "$1" in
-	-h|--help) usage; exit 0 ;;
-	-l) list_tests; exit 0 ;;
-	-t) [ $# -ge 2 ] || die "-t needs a test name; run: tests/timing.sh -l"; only="$only $2"; shift 2 ;;
-	-T) [ $# -ge 2 ] || die "-T needs a test name; run: tests/timing.sh -l"; skip="$skip $2"; shift 2 ;;
-	-*) usage >&2; die "unknown option '$1'" ;;
-	*) break ;;
-	esac
-done
+suite_options "$@"
+shift "$SUITE_SHIFT"
 target=${1:-$RXKIT_TARGET}
-for n in $only $skip; do
-	case " $TEST_NAMES " in
-	*" $n "*) ;;
-	*) die "unknown test '$n'; run: tests/timing.sh -l" ;;
-	esac
-done
-TESTS=
-for n in ${only:-$TEST_NAMES}; do
-	case " $skip " in *" $n "*) ;; *) TESTS="$TESTS $n" ;; esac
-done
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-waits.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # ci/lib/stage-lines.awk: the stage lines of 'make -n -B TIER=... stages'
-# (ci/stages.mk: "ci/stage [--skip 'REASON'] NAME NEEDS... -- COMMAND #
+# (ci/stage-table: "ci/stage [--skip 'REASON'] NAME NEEDS... -- COMMAND #
 # after: AFTER...; last: N s") as one tab-separated record a stage:
 #
 #   NAME  SKIPPED(0|1)  NEEDS  AFTER  LAST  INVOCATION

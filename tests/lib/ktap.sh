@@ -61,6 +61,47 @@ check_subset()
 	done
 }
 
+# list_tests: each of $TEST_NAMES with its line of $TEST_DESCS (one a
+# name, separated by ':'), as the vmtest.sh usage prints them.
+list_tests()
+{
+	local i=1 n=
+	for n in $TEST_NAMES; do
+		printf '%-18s %s\n' "$n" "$(printf '%s\n' "$TEST_DESCS" | cut -d: -f"$i")"
+		i=$((i + 1))
+	done
+}
+
+# suite_options ARG...: a suite's -h, -l, -t NAME and -T NAME, as the
+# kselftest harness takes them; sets TESTS (the tests to run, in the
+# order of $TEST_NAMES) and SUITE_SHIFT (how many arguments it took: the
+# suite shifts them).  The suite's usage() prints its help.
+suite_options()
+{
+	local only= skip= n=
+	SUITE_SHIFT=0
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-h|--help) usage; exit 0 ;;
+		-l) list_tests; exit 0 ;;
+		-t|-T)
+			[ $# -ge 2 ] || die "$1 needs a test name; run: tests/$PROG -l"
+			case " $TEST_NAMES " in
+			*" $2 "*) ;;
+			*) die "unknown test '$2'; run: tests/$PROG -l" ;;
+			esac
+			if [ "$1" = -t ]; then only="$only $2"; else skip="$skip $2"; fi
+			shift 2; SUITE_SHIFT=$((SUITE_SHIFT + 2)) ;;
+		-*) usage >&2; die "unknown option '$1'" ;;
+		*) break ;;
+		esac
+	done
+	TESTS=
+	for n in ${only:-$TEST_NAMES}; do
+		case " $skip " in *" $n "*) ;; *) TESTS="$TESTS $n" ;; esac
+	done
+}
+
 # run_tests NAME...: run test_NAME for each, in KTAP; a test prints its own
 # diagnostics as '# ' lines and sets SKIP_REASON before returning KSFT_SKIP.
 # Each test's name, code, seconds and reason also go to $RESULTS_TSV when

@@ -1,0 +1,206 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/stages.sh: the stage table (ci/stage-table) and what ci/stagegen
+# makes of it: the generated files current, a stale one and each kind of
+# bad row refused, every tier's plan the table's stages with rules for all
+# they need, every command a program of the kit, and no second list of
+# stages.  KTAP on stdout; exit 0 or 1.
+set -eu
+PROG=stages.sh
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+
+# In the manner of vmtest.sh: each test and what it checks.
+readonly TEST_NAMES="current stale refuses plans commands one_list"
+readonly TEST_DESCS="ci/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:every stage's command is an executable of the kit:no other file lists the stages (more than MAX_NAMES of them)"
+# A file that names more stages than this restates the table (prose names
+# a few; the old hand-kept lists named over 40).
+readonly MAX_NAMES=16
+# The files that may name every stage: the table, what is generated from
+# it (checked current), the durations keyed by stage and the history.
+readonly MAY_LIST="ci/stage-table ci/stages.gen.mk .gitlab-ci.yml ci/stage-times.ref CHANGELOG"
+
+usage()
+{
+	cat <<USAGE
+usage: tests/stages.sh [-l] [-t NAME]... [-T NAME]...
+
+-l       list the tests with what each checks
+-t NAME  run NAME (may repeat; default: every test)
+-T NAME  do not run NAME (may repeat)
+USAGE
+}
+
+suite_options "$@"
+shift "$SUITE_SHIFT"
+[ $# -eq 0 ] || { usage >&2; die "no argument is taken"; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-stages.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+
+# kit_copy: what ci/stagegen reads and writes, in $work/kit.
+kit_copy()
+{
+	rm -rf "$work/kit"
+	mkdir -p "$work/kit/ci" "$work/kit/doc"
+	cp "$RXKIT_TOP/ci/stagegen" "$RXKIT_TOP/ci/stage-table" "$RXKIT_TOP/ci/stages.gen.mk" "$work/kit/ci/"
+	cp "$RXKIT_TOP/doc/pipeline.md" "$work/kit/doc/"
+	cp -r "$RXKIT_TOP/series" "$work/kit/series"
+}
+
+test_current()
+{
+	"$RXKIT_TOP/ci/stagegen" --check 2>&1 | sed 's/^/# /'
+	"$RXKIT_TOP/ci/stagegen" --check 2>/dev/null || return "$KSFT_FAIL"
+	echo "# ci/stages.gen.mk and doc/pipeline.md are current"
+}
+
+# stale_one SED WANT: --check after SED on the table's copy fails naming
+# WANT (and no other generated file).
+stale_one()
+{
+	local rc=0
+	kit_copy
+	sed -i "$1" "$work/kit/ci/stage-table"
+	"$work/kit/ci/stagegen" --check 2> "$work/err" || rc=$?
+	if [ "$rc" != 1 ] || ! grep -q "error: $2 is not what" "$work/err" ||
+	   [ "$(grep -c 'is not what' "$work/err")" != 1 ]; then
+		echo "# after '$1': exit $rc (expected 1, naming $2 alone)"
+		sed 's/^/#   /' "$work/err"
+		return 1
+	fi
+	echo "# after '$1': $(cat "$work/err")"
+}
+
+test_stale()
+{
+	local rc="$KSFT_PASS"
+	stale_one 's|^Nice: 15$|Nice: 19|' ci/stages.gen.mk || rc=$KSFT_FAIL
+	stale_one 's|^Does: the slow-reader scenario$|Does: a slower reader|' doc/pipeline.md || rc=$KSFT_FAIL
+	kit_copy
+	"$work/kit/ci/stagegen" --check 2> "$work/err" || { echo "# the copy itself is stale"; rc=$KSFT_FAIL; }
+	return "$rc"
+}
+
+# refused NAME AWK WANT: the table's copy edited by AWK is refused with
+# exit 2 and a message matching WANT.
+refused()
+{
+	local rc=0
+	kit_copy
+	awk "$2" "$RXKIT_TOP/ci/stage-table" > "$work/kit/ci/stage-table"
+	"$work/kit/ci/stagegen" --mk > /dev/null 2> "$work/err" || rc=$?
+	if [ "$rc" != 2 ] || ! grep -q -- "$3" "$work/err"; then
+		echo "# $1: exit $rc (expected 2 and '$3')"
+		sed 's/^/#   /' "$work/err"
+		return 1
+	fi
+	echo "# $1: $(cat "$work/err")"
+}
+
+# The bad rows: what is wrong, the awk that makes it of the table, what
+# the refusal must say.
+readonly BAD_ROWS='unknown field	{ print } /^Stage: rootfs$/ { print "Need: vm-image" }	stage-table:[0-9]*: unknown field .Need.
+continuation outside a field	/^Stage: rootfs$/ { print " stray"; next } { print }	continuation line outside a field
+unknown tier	{ sub(/^Tiers: check check-full$/, "Tiers: check full") } { print }	unknown tier .full.
+stage twice	{ print } END { print ""; print "Stage: rootfs"; print "Command: true" }	rootfs declared twice
+no command	/^Command: tests\/mkrootfs$/ { next } { print }	stage rootfs has no Command
+field twice	{ print } /^Stage: rootfs$/ { print "Tiers: run"; print "Tiers: check" }	field Tiers given twice
+unknown predicate	{ sub(/^When: sockmap$/, "When: bpf") } { print }	unknown predicate .bpf.'
+
+test_refuses()
+{
+	local rc="$KSFT_PASS" what= prog= want=
+	while IFS='	' read -r what prog want; do
+		refused "$what" "$prog" "$want" || rc=$KSFT_FAIL
+	done <<ROWS
+$BAD_ROWS
+ROWS
+	return "$rc"
+}
+
+# plan_of TIER TARGET: the stage names of make -n's plan, in its order.
+plan_of()
+{
+	MAKEFLAGS= MAKELEVEL= make -s -C "$RXKIT_TOP" -n -B TIER="$1" TARGET="$2" RXKIT_OUT="$work/out" stages |
+		sed -n "s/^ci\/stage --skip '[^']*' \([^ ]*\) -- .*/\1/p; t; s/^ci\/stage \([^ -][^ ]*\) .*/\1/p"
+}
+
+test_plans()
+{
+	local rc="$KSFT_PASS" tier= t=
+	for t in $(known_targets); do
+		for tier in run check check-full; do
+			if ! plan_of "$tier" "$t" > "$work/plan" 2> "$work/err"; then
+				echo "# $tier $t: make -n failed"; sed 's/^/#   /' "$work/err"
+				rc=$KSFT_FAIL; continue
+			fi
+			"$RXKIT_TOP/ci/stagegen" --list "$tier" "$t" | sort > "$work/want"
+			if ! sort "$work/plan" | diff -u "$work/want" - > "$work/diff"; then
+				echo "# $tier $t: the plan (+) is not the table's stages (-)"
+				sed 's/^/#   /' "$work/diff"; rc=$KSFT_FAIL
+			else
+				echo "# $tier $t: $(wc -l < "$work/plan") stages, the table's"
+			fi
+		done
+	done
+	return "$rc"
+}
+
+# The program of each row's Command: the word after env's settings and
+# tests/under-load.
+test_commands()
+{
+	local rc="$KSFT_PASS" p= n=0
+	awk '/^[^ \t]/ { cmd = "" } /^Command:/ { cmd = substr($0, 10) }
+	     /^[ \t]/ && cmd != "" { cmd = cmd " " $0 }
+	     /^$/ && cmd != "" { print cmd; cmd = "" }
+	     END { if (cmd != "") print cmd }' "$RXKIT_TOP/ci/stage-table" | awk '
+		{
+			n = split($0, w, " ")
+			for (i = 1; i <= n; i++) {
+				if (w[i] == "nice" || w[i] == "env" || w[i] == "tests/under-load") continue
+				if (w[i] ~ /^-n$/) { i++; continue }
+				if (w[i] ~ /=/) continue
+				print w[i]; break
+			}
+		}' | sort -u > "$work/progs"
+	while read -r p; do
+		n=$((n + 1))
+		[ -x "$RXKIT_TOP/$p" ] || { echo "# $p: not an executable of the kit"; rc=$KSFT_FAIL; }
+	done < "$work/progs"
+	[ "$n" -gt 20 ] || { echo "# only $n programs read: the table was not parsed"; rc=$KSFT_FAIL; }
+	echo "# $n programs, every one an executable of the kit"
+	return "$rc"
+}
+
+# names_in FILE: how many stages FILE names (doc/pipeline.md without its
+# generated table).
+names_in()
+{
+	sed '/^<!-- stages: generated/,/^<!-- end of stages -->/d' "$1" |
+		grep -owF -f "$work/names" | sort -u | wc -l
+}
+
+test_one_list()
+{
+	local rc="$KSFT_PASS" f= n= files=0
+	# Names with a dash: "static" or "pipeline" are words of prose too.
+	"$RXKIT_TOP/ci/stagegen" --names | grep -- - > "$work/names"
+	# The check itself: a hand-kept list is caught.
+	printf 'one.x := %s\n' "$(head -n "$((MAX_NAMES + 1))" "$work/names" | tr '\n' ' ')" > "$work/list.mk"
+	n=$(names_in "$work/list.mk")
+	[ "$n" -gt "$MAX_NAMES" ] || { echo "# a list of $((MAX_NAMES + 1)) stages counted $n"; rc=$KSFT_FAIL; }
+	for f in $(cd "$RXKIT_TOP" && git ls-files); do
+		case " $MAY_LIST " in *" $f "*) continue ;; esac
+		case "$f" in patches/*|series/*/*.patch|tests/fixtures/*) continue ;; esac
+		[ -f "$RXKIT_TOP/$f" ] || continue
+		files=$((files + 1))
+		n=$(names_in "$RXKIT_TOP/$f")
+		[ "$n" -le "$MAX_NAMES" ] || { echo "# $f names $n stages: a second list (ci/stage-table is the one)"; rc=$KSFT_FAIL; }
+	done
+	echo "# $files files read, none names more than $MAX_NAMES stages"
+	return "$rc"
+}
+
+# shellcheck disable=SC2086
+run_tests $TESTS
