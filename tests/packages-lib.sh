@@ -149,7 +149,7 @@ pkg_file()
 }
 
 # The kit's files a package build reads besides the kernel tree.
-readonly PKG_INPUTS="debian rpm kconfig ci/package ci/package.d ci/lib/kconfig.sh \
+readonly PKG_INPUTS="debian rpm kconfig ci/package ci/package.d ci/lib/kconfig.sh ci/lib/series.sh \
 ci/kconfig-check ci/extmod-tree"
 
 # pkg_fresh: true when this tree's packages in $RXKIT_OUT can serve (see

@@ -6,8 +6,8 @@
 # descriptions, and subst, which fills them into the templates of debian/
 # and rpm/.
 #
-# Reads src, staging, target, tree, series, rev, flavour, tb, topdir, guest,
-# signed, modzip, config_base, config_text.  Sets kver (the kernel version), lv (the release mark),
+# Reads src, staging, target, tree, series, rev, flavour, flist, tb, topdir,
+# guest, signed, modzip, config_base, config_text.  Sets kver (the kernel version), lv (the release mark),
 # rel (uname -r), npatch, series_text, maint, deb_version, rpm_name,
 # rpm_version, uname_evr (1: the release is an RPM version), kit (the
 # kit's version).
