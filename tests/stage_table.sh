@@ -1,18 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# tests/stages.sh: the stage table (ci/stage-table) and what ci/stagegen
+# tests/stage_table.sh: the stage table (ci/stage-table) and what ci/stagegen
 # makes of it: the generated files current, a stale one and each kind of
 # bad row refused, every tier's plan the table's stages with rules for all
 # they need, every command a program of the kit, and no second list of
 # stages.  KTAP on stdout; exit 0 or 1.
 set -eu
-PROG=stages.sh
+PROG=stage_table.sh
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="current stale refuses plans commands one_list"
-readonly TEST_DESCS="ci/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:every stage's command is an executable of the kit:no other file lists the stages (more than MAX_NAMES of them)"
+readonly TEST_NAMES="current stale refuses plans commands inputs outputs one_list"
+readonly TEST_DESCS="ci/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:every stage's command is an executable of the kit:every Consumes path is produced by a stage the consumer needs or waits for, and one that is not is named:ci/stage fails a passed stage that lacks a Produces path or wrote where none reaches, and passes one that made its own:no other file lists the stages (more than MAX_NAMES of them)"
 # A file that names more stages than this restates the table (prose names
 # a few; the old hand-kept lists named over 40).
 readonly MAX_NAMES=16
@@ -23,7 +23,7 @@ readonly MAY_LIST="ci/stage-table ci/stages.gen.mk .gitlab-ci.yml ci/stage-times
 usage()
 {
 	cat <<USAGE
-usage: tests/stages.sh [-l] [-t NAME]... [-T NAME]...
+usage: tests/stage_table.sh [-l] [-t NAME]... [-T NAME]...
 
 -l       list the tests with what each checks
 -t NAME  run NAME (may repeat; default: every test)
@@ -34,7 +34,7 @@ USAGE
 suite_options "$@"
 shift "$SUITE_SHIFT"
 [ $# -eq 0 ] || { usage >&2; die "no argument is taken"; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-stages.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-stage-table.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
 # kit_copy: what ci/stagegen reads and writes, in $work/kit.
@@ -105,7 +105,8 @@ unknown tier	{ sub(/^Tiers: check check-full$/, "Tiers: check full") } { print }
 stage twice	{ print } END { print ""; print "Stage: rootfs"; print "Command: true" }	rootfs declared twice
 no command	/^Command: tests\/mkrootfs$/ { next } { print }	stage rootfs has no Command
 field twice	{ print } /^Stage: rootfs$/ { print "Tiers: run"; print "Tiers: check" }	field Tiers given twice
-unknown predicate	{ sub(/^When: sockmap$/, "When: bpf") } { print }	unknown predicate .bpf.'
+unknown predicate	{ sub(/^When: sockmap$/, "When: bpf") } { print }	unknown predicate .bpf.
+a GitLab keyword	{ sub(/^Stage: rootfs$/, "Stage: stages") } { print }	stage stages: a GitLab keyword'
 
 test_refuses()
 {
@@ -170,6 +171,66 @@ test_commands()
 	done < "$work/progs"
 	[ "$n" -gt 20 ] || { echo "# only $n programs read: the table was not parsed"; rc=$KSFT_FAIL; }
 	echo "# $n programs, every one an executable of the kit"
+	return "$rc"
+}
+
+test_inputs()
+{
+	local rc="$KSFT_PASS"
+	if ! "$RXKIT_TOP/ci/stagegen" --inputs > "$work/inputs"; then
+		sed 's/^/# /' "$work/inputs"
+		rc=$KSFT_FAIL
+	else
+		echo "# every Consumes path is made by a stage before its consumer"
+	fi
+	# The check itself: rootfs reading a kernel no stage before it makes.
+	kit_copy
+	awk '{ print } /^Stage: rootfs$/ { print "Consumes: kernel=$RXKIT_CACHE/src/7.3/patched/o-guest/.config" }' \
+		"$RXKIT_TOP/ci/stage-table" > "$work/kit/ci/stage-table"
+	if "$work/kit/ci/stagegen" --inputs > "$work/inputs" ||
+	   ! grep -q '^rootfs consumes .*/src/7.3/patched/o-guest/.config, which none' "$work/inputs"; then
+		echo "# a rootfs that reads a kernel was not named:"; sed 's/^/#   /' "$work/inputs"
+		rc=$KSFT_FAIL
+	else
+		echo "# $(cat "$work/inputs")"
+	fi
+	return "$rc"
+}
+
+# stage_in OUT NAME COMMAND...: ci/stage NAME's status with RXKIT_OUT=OUT.
+stage_in()
+{
+	local out=$1 name=$2
+	shift 2
+	RXKIT_OUT=$out RXKIT_RESULTS=$out/check "$RXKIT_TOP/ci/stage" "$name" -- "$@" > "$work/stage.out" 2>&1 || :
+	"$RXKIT_TOP/tests/results" status "$out/check/$name.json"
+}
+
+# outputs_case NAME WANT WHY COMMAND...: ci/stage NAME COMMAND gives WANT.
+outputs_case()
+{
+	local name=$1 want=$2 why=$3 got=
+	shift 3
+	got=$(stage_in "$work/o" "$name" "$@")
+	if [ "$got" != "$want" ] || { [ "$want" = fail ] && ! grep -q -- "$why" "$work/o/check/$name.log"; }; then
+		echo "# $name $*: $got (expected $want: $why)"; sed 's/^/#   /' "$work/stage.out"
+		return 1
+	fi
+	echo "# $name: $got ($why)"
+}
+
+test_outputs()
+{
+	local rc="$KSFT_PASS" res=
+	rm -rf "$work/o"
+	mkdir -p "$work/o"
+	res="$work/o/6.1/patched/loopback/results.json"
+	outputs_case loopback-6.1-patched fail "passed without making $res" true || rc=$KSFT_FAIL
+	outputs_case loopback-6.1-patched pass "made its results" \
+		sh -c 'mkdir -p "${1%/*}" && echo "{}" > "$1"' sh "$res" || rc=$KSFT_FAIL
+	outputs_case loopback-6.1-patched fail "wrote $work/o/stray, where no stage" \
+		sh -c 'touch "$1" "$2"' sh "$res" "$work/o/stray" || rc=$KSFT_FAIL
+	outputs_case no-such-stage pass "no row: not checked" true || rc=$KSFT_FAIL
 	return "$rc"
 }
 
