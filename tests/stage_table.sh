@@ -41,8 +41,9 @@ trap 'rm -rf "$work"' EXIT INT TERM
 kit_copy()
 {
 	rm -rf "$work/kit"
-	mkdir -p "$work/kit/ci" "$work/kit/doc"
+	mkdir -p "$work/kit/ci/lib" "$work/kit/doc"
 	cp "$RXKIT_TOP/ci/stagegen" "$RXKIT_TOP/ci/stage-table" "$RXKIT_TOP/ci/stages.gen.mk" "$work/kit/ci/"
+	cp "$RXKIT_TOP/ci/lib/stagetable.py" "$RXKIT_TOP/ci/lib/stagedoc.py" "$work/kit/ci/lib/"
 	cp "$RXKIT_TOP/doc/pipeline.md" "$work/kit/doc/"
 	cp -r "$RXKIT_TOP/series" "$work/kit/series"
 }

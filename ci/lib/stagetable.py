@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: GPL-2.0
+# ci/lib/stagetable.py: ci/stage-table read: its paragraphs, their checks,
+# the stage instances over the targets, their paths.  Imported by
+# ci/stagegen.
+
+import os
+import re
+import sys
+
+PROG = "stagegen"
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TABLE = "ci/stage-table"
+TIERS = ("run", "check", "check-full")
+FIELDS = {"Stage", "Trees", "When", "If", "Needs", "After", "Last", "Tiers",
+          "Others", "Groups", "Groups-unless-PATCHES", "Full", "Nice",
+          "Command", "Does", "Consumes", "Produces", "Group", "Help", "Before"}
+# The top-level keywords of .gitlab-ci.yml: a job of that name is none.
+GITLAB_WORDS = {"stages", "variables", "default", "workflow", "include", "image",
+                "services", "cache", "before_script", "after_script", "pages"}
+
+
+def die(what, remedy):
+    sys.stderr.write("%s: error: %s; run: %s\n" % (PROG, what, remedy))
+    sys.exit(2)
+
+
+def paragraphs(path):
+    """The table's paragraphs: dicts of field -> value (continuation lines
+    joined with one space), each with the line it starts on."""
+    paras, cur, key = [], None, None
+    with open(os.path.join(TOP, path), encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if line.startswith("#"):
+                continue
+            if not line.strip():
+                cur = key = None
+                continue
+            if line[0] in " \t":
+                if key is None:
+                    die("%s:%d: a continuation line outside a field" % (path, n),
+                        "indent it under a field of its paragraph")
+                cur[key] += " " + line.strip()
+                continue
+            k, sep, v = line.partition(":")
+            if not sep or k not in FIELDS:
+                die("%s:%d: unknown field '%s'" % (path, n, k),
+                    "see the field list at the top of %s" % path)
+            if cur is None:
+                cur = {"_line": n}
+                paras.append(cur)
+            if k in cur:
+                die("%s:%d: field %s given twice" % (path, n, k), "keep one")
+            cur[k], key = v.strip(), k
+    return paras
+
+
+def targets():
+    d = os.path.join(TOP, "series")
+    return sorted(t for t in os.listdir(d) if os.path.isfile(os.path.join(d, t, "base")))
+
+
+def image(t):
+    try:
+        with open(os.path.join(TOP, "series", t, "debian-kernel")) as f:
+            for line in f:
+                if line.startswith("image "):
+                    return line.split()[1]
+    except FileNotFoundError:
+        pass
+    return None
+
+
+def holds(pred, t, row):
+    if pred == "sockmap":
+        return not os.path.exists(os.path.join(TOP, "series", t, "refuse"))
+    if pred == "debian-kernel":
+        return image(t) is not None
+    die("%s:%d: unknown predicate '%s'" % (TABLE, row["_line"], pred),
+        "use sockmap or debian-kernel")
+
+
+class Stage:
+    """One instance of a row: the row's fields with {T}, {TREE} and
+    {IMAGE} filled in."""
+
+    def __init__(self, row, t, tree):
+        self.row, self.t = row, t
+        self.sub = {"{T}": t or "", "{TREE}": tree or "",
+                    "{IMAGE}": (image(t) if t else None) or ""}
+        self.name = self.fill(row["Stage"])
+
+    def fill(self, s):
+        for k, v in self.sub.items():
+            s = s.replace(k, v)
+        return s
+
+    def words(self, field):
+        return self.fill(self.row.get(field, "")).split()
+
+
+def instances(rows, known):
+    """Every row's instances, in table order (a row over {T} for each
+    target its When holds for, over {TREE} for each of its Trees)."""
+    out = []
+    for r in rows:
+        over_t = "{T}" in r["Stage"] or "{IMAGE}" in r["Stage"]
+        for t in (known if over_t else [None]):
+            if t and "When" in r and not holds(r["When"], t, r):
+                continue
+            for tree in (r["Trees"].split() if "Trees" in r else [None]):
+                out.append(Stage(r, t, tree))
+    return out
+
+
+def by_name(all_st, name):
+    """The instance NAME is, and the substitutions that make it (an If row's
+    $(VAR) is a number in its name)."""
+    for s in all_st:
+        if s.name == name:
+            return s, {}
+        if "$(" in s.name:
+            pat = re.escape(s.name).replace(re.escape("$(PATCHES)"), "(?P<PATCHES>[0-9]+)")
+            m = re.fullmatch(pat, name)
+            if m:
+                return s, {"$(PATCHES)": m.group("PATCHES")}
+    die("no stage '%s' in %s" % (name, TABLE), "ci/stagegen --names")
+
+
+def paths(s, field, extra=None):
+    """The PATH of each ROLE=PATH word of FIELD, filled in and with the
+    environment's $RXKIT_CACHE and $RXKIT_OUT."""
+    out = []
+    for w in s.words(field):
+        role, sep, path = w.partition("=")
+        if not sep or not path.startswith(("$RXKIT_CACHE/", "$RXKIT_OUT/")):
+            die("%s:%d: %s of %s: '%s' is not ROLE=PATH under $RXKIT_CACHE or $RXKIT_OUT"
+                % (TABLE, s.row["_line"], field, s.name, w), "mend the row")
+        for k, v in (extra or {}).items():
+            path = path.replace(k, v)
+        out.append(os.path.expandvars(path))
+    return out
+
+
+def area(path):
+    """The part of $RXKIT_OUT a Produces path reaches: the path, or the
+    folder of a file (but a file of $RXKIT_OUT itself alone)."""
+    folder, last = path.rsplit("/", 1)
+    if ("." in last or "*" in last) and folder != os.path.expandvars("$RXKIT_OUT"):
+        return folder
+    return path
+
+
+def edges(s):
+    """The stage names s needs or waits for, as the table writes them for
+    TARGET = s's target (HEAD and {TARGET} are that target's)."""
+    t = s.t or ""
+    words = re.findall(r"cores\(([^)]*)\)|(\S+)", s.fill(s.row.get("After", "")))
+    out = s.words("Needs")
+    for inner, w in words:
+        for x in (inner.split() if inner else [w]):
+            x = x.replace("{TARGET}", t).replace("{EACH}", t).replace("{KNOWN}", t)
+            out.append("build-%s-patched" % t if x in ("HEAD", "HEAD-if-other") else x)
+    return out
+
+
+def check_rows(rows):
+    seen = set()
+    for r in rows:
+        if "Stage" in r:
+            if "Command" not in r:
+                die("%s:%d: stage %s has no Command" % (TABLE, r["_line"], r["Stage"]),
+                    "give it one")
+            for w in r.get("Tiers", "").split() + r.get("Others", "").split():
+                if w not in TIERS:
+                    die("%s:%d: unknown tier '%s'" % (TABLE, r["_line"], w),
+                        "use one of " + " ".join(TIERS))
+            key = r["Stage"]
+            if key in GITLAB_WORDS:
+                die("%s:%d: stage %s: a GitLab keyword, so no job name" % (TABLE, r["_line"], key),
+                    "name it for what it checks")
+        else:
+            key = "group " + r.get("Group", "?")
+        if key in seen:
+            die("%s:%d: %s declared twice" % (TABLE, r["_line"], key), "keep one row")
+        seen.add(key)
