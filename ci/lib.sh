@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 # Shared helpers of the kit's scripts (the ci/ stages, the tests).  Sourced,
-# never executed; the kconfig helpers are in ci/lib/kconfig.sh and the
-# series' in ci/lib/series.sh, sourced from here.
+# never executed; the command line's helpers are in ci/lib/args.sh, the
+# kconfig helpers in ci/lib/kconfig.sh and the series' in ci/lib/series.sh,
+# sourced from here.
 #
 # Every script sets PROG before sourcing this file.
 
@@ -44,58 +45,6 @@ need()
 {
 	command -v "$1" >/dev/null 2>&1 ||
 		die "'$1' not found; install the Debian package '$2' (make deps)"
-}
-
-# parse_stage_args SHARED ARG...: the command line of a stage, parsed the
-# same way in every script.  SHARED lists the shared options the script
-# takes, as NAME=DEFAULT words: "tree=DEFAULT" (--tree VALUE sets $tree)
-# and "flavour=DEFAULT" (--flavour NAME sets $flavour); each variable
-# starts at its default.  Every script also takes -h/--help (usage on
-# stdout, exit 0) and at most one TARGET operand ($target, empty without
-# one; a second: "only one target at a time").  Script-specific options:
-# the script defines extra_opt(), which gets the remaining arguments
-# before anything else and returns how many of them it consumed (0: not
-# its own; opt_arg checks an option's value).  Anything else starting
-# with '-': usage on stderr and "PROG: error: unknown option 'X'".
-# shellcheck disable=SC2034 # tree, flavour, target: the caller's
-parse_stage_args()
-{
-	local shared="$1" word= n=0 with_tree=0 with_flavour=0
-	shift
-	for word in $shared; do
-		case "$word" in
-		tree=*) with_tree=1; tree=${word#tree=} ;;
-		flavour=*) with_flavour=1; flavour=${word#flavour=} ;;
-		*) die "parse_stage_args: unknown shared option '$word'" ;;
-		esac
-	done
-	target=
-	while [ $# -gt 0 ]; do
-		n=0
-		! command -v extra_opt >/dev/null 2>&1 || extra_opt "$@" || n=$?
-		if [ "$n" -eq 0 ]; then
-			n=1
-			case "$1" in
-			-h|--help) usage; exit 0 ;;
-			--tree) [ "$with_tree" = 1 ] || parse_unknown "$1"
-				opt_arg "a value" "$@"; tree=$2; n=2 ;;
-			--flavour) [ "$with_flavour" = 1 ] || parse_unknown "$1"
-				opt_arg "a name" "$@"; flavour=$2; n=2 ;;
-			-*) parse_unknown "$1" ;;
-			*) [ -z "$target" ] || die "only one target at a time"; target=$1 ;;
-			esac
-		fi
-		shift "$n"
-	done
-}
-
-parse_unknown() { usage >&2; die "unknown option '$1'"; }
-
-# opt_arg WHAT OPTION [VALUE...]: OPTION has a value, or die "OPTION
-# needs WHAT" (for extra_opt: opt_arg "a file" "$@").
-opt_arg()
-{
-	[ $# -ge 3 ] || die "$2 needs $1"
 }
 
 # target_dir TARGET: the series folder of a target, or die.
@@ -214,7 +163,7 @@ kbuild_env()
 # %prep) and compiles twice; on tmpfs an unpack takes 10 s against 40 s on
 # this machine's ext4 (measured: dpkg-source -x 10 s / 43 s, -b 17 s /
 # 76 s).  auto: /dev/shm when it is a tmpfs with 10 GiB free and 12 GiB of
-# memory are available (tests/packages.sh 7.3 held 4.2 GB at its peak), else
+# memory are available (a package build of one target holds GBs at its peak), else
 # RXKIT_CACHE/pkg-tmp.  The folder name ends up in the headers packages'
 # host tools: callers that compare two builds pin it (tests/packages_build.sh).
 # pkg_tmp disk: the cache's folder in any case (a flavour with debug info:
@@ -268,5 +217,6 @@ mirror_for()
 		END { if (uri != "") pick(uri, suites) }'
 }
 
+. "$RXKIT_TOP/ci/lib/args.sh"
 . "$RXKIT_TOP/ci/lib/series.sh"
 . "$RXKIT_TOP/ci/lib/kconfig.sh"

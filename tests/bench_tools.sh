@@ -11,28 +11,41 @@ PROG=bench_tools
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="build unit cli_example cli_lower_is_better cli_refusals rx_counts rx_detects_corruption tx_retries slow_reader cycles ping_pong insn_plugin checkpatch"
-readonly TESTS="${RXKIT_BENCH_TOOLS_TESTS:-$ALL_TESTS}"
+# In the manner of vmtest.sh: each test and what it checks.
+readonly TEST_NAMES="build unit cli_example cli_lower_is_better cli_refusals rx_counts rx_detects_corruption tx_retries slow_reader cycles ping_pong insn_plugin checkpatch"
+readonly TEST_DESCS="rxkit-stats and rxkit-bench build with -Wall -Wextra -Werror:\
+rxkit-stats --self-test passes, its tests as subtests:\
+rxkit-stats gives the result tests/fixtures/bench-stats computes by hand:\
+rxkit-stats -l (lower is better) calls the same rise worse:\
+rxkit-stats refuses too few pairs and bad lines with exit 2, saying why:\
+rxkit-bench rx checks every byte and counts recv() as the cover letter does, a slow reader too:\
+a stream with a wrong byte (found at its offset) or cut short fails the receiver:\
+tx -R retries until the receiver listens and gives up after -R seconds with nobody there:\
+the slow reader marks its progress and sleeps in its slow phase alone, the sender paces its writes:\
+rx -C counts CPU 0's cycles where a counter exists and says why not where none does:\
+ping-pong checks every echo and reports count, mean, median and p99:\
+the TCG plugin (tests/mkplugin) counts each vCPU's instructions between marks, and QEMU given it without arguments does not start:\
+tests/bench/*.c, tests/rxkit-vsock.c and tests/rxkit-sockmap.c are checkpatch --strict clean"
 readonly FIX="$RXKIT_TOP/tests/fixtures/bench-stats"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/bench_tools.sh [TARGET]
+usage: tests/bench_tools.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
-The tools of the benchmark suite:
-$(for t in $ALL_TESTS; do echo "  $t"; done)
-checkpatch is TARGET's (default: $RXKIT_TARGET; ci/fetch must have
-fetched it): scripts/checkpatch.pl --strict of tests/bench/*.c,
-tests/rxkit-vsock.c and tests/rxkit-sockmap.c.
+The tools of the benchmark suite.  checkpatch is TARGET's (default:
+$RXKIT_TARGET; ci/fetch must have fetched it): scripts/checkpatch.pl
+--strict of tests/bench/*.c, tests/rxkit-vsock.c and tests/rxkit-sockmap.c.
 
-Environment: RXKIT_BENCH_TOOLS_TESTS="NAME..." (a subset of the tests).
+-l       list the tests with what each checks
+-t NAME  run NAME (may repeat; default: every test; those of rxkit-stats
+         and rxkit-bench need build before them: -t build too)
+-T NAME  do not run NAME (may repeat)
 USAGE
 }
-parse_stage_args '' "$@"
+parse_stage_args 'tests' "$@"
 : "${target:=$RXKIT_TARGET}"
 load_base "$target"
-check_subset RXKIT_BENCH_TOOLS_TESTS
 need gcc gcc
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-bench-tools.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
@@ -182,8 +195,6 @@ test_slow_reader()
 	[ "$rc" = 0 ] || return "$KSFT_FAIL"
 }
 
-# A stream with one wrong byte, and one cut short of -n, fail with exit 1;
-# the wrong byte is found at its offset.
 # test_cycles: rx -C counts CPU 0's cycles over the transfer where this
 # machine has a cycles counter (a "cpu" PMU in /sys/bus/event_source, and
 # root), and says why not where it has none (a VM without a virtual PMU,
@@ -207,6 +218,8 @@ test_cycles()
 	[ "$rc" = 0 ] || return "$KSFT_FAIL"
 }
 
+# A stream with one wrong byte, and one cut short of -n, fail with exit 1;
+# the wrong byte is found at its offset.
 test_rx_detects_corruption()
 {
 	local s="unix:$work/rx.sock" rc=0 r=0

@@ -19,8 +19,14 @@ PROG=cleanroot
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="deps fetch_prepare build boot package repo"
-readonly TESTS="${RXKIT_CLEANROOT_TESTS:-$ALL_TESTS}"
+# In the manner of vmtest.sh: each test and what it checks.
+readonly TEST_NAMES="deps fetch_prepare build boot package repo"
+readonly TEST_DESCS="ci/deps installs in the base root what the kit needs, and nothing on its second run:\
+ci/fetch and ci/prepare of TARGET in the root:\
+ci/build of the patched tree in the root (its compiles the shared ccache's hits):\
+the test initramfs and one guest boot of that kernel (tests/vsock_loopback.sh -t boot_release):\
+ci/package in the root, lintian and rpmlint clean, the packages published for the package suites:\
+ci/repo publishes the root's packages, signed with a key made in the root"
 # Where the kit, its cache and its output live inside the root.
 readonly IN_KIT=/rxkit
 readonly IN_CACHE=/var/cache/vsock-rxkit
@@ -28,17 +34,21 @@ readonly IN_CACHE=/var/cache/vsock-rxkit
 usage()
 {
 	cat <<USAGE
-usage: tests/cleanroot.sh [TARGET]
+usage: tests/cleanroot.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
        tests/cleanroot.sh --scan LOG
 
 In a clean Debian 12 base root (tests/mkrootfs --base), run the kit's
-stages for TARGET (default: $RXKIT_TARGET), each a test:
-$(for t in $TESTS; do echo "  $t"; done)
-Each needs the one before it.  The root and the logs:
-\$RXKIT_CACHE/cleanroot/ (removed at the start of the next run).
-Environment: RXKIT_CLEANROOT_TESTS="NAME..." (a subset of the tests above).
---scan LOG: the commands LOG says were not found, each with the Debian
-package that provides it on this machine (what a failing test prints).
+stages for TARGET (default: $RXKIT_TARGET), each a test; each needs
+those before it in the same run (every run starts from a new root).  The
+root and the logs: \$RXKIT_CACHE/cleanroot/ (removed at the start of the
+next run).
+
+-l         list the tests with what each checks
+-t NAME    run NAME (may repeat; default: every test)
+-T NAME    do not run NAME (may repeat)
+--scan LOG the commands LOG says were not found, each with the Debian
+           package that provides it on this machine (what a failing
+           test prints)
 USAGE
 }
 work="$RXKIT_CACHE/cleanroot"
@@ -139,10 +149,9 @@ extra_opt()
 	esac
 	return 0
 }
-parse_stage_args '' "$@"
+parse_stage_args 'tests' "$@"
 : "${target:=$RXKIT_TARGET}"
 target_dir "$target" >/dev/null
-check_subset RXKIT_CLEANROOT_TESTS
 [ "$(id -u)" = 0 ] || die "a chroot needs root"
 need unshare util-linux
 need git git
@@ -202,8 +211,8 @@ test_build()
 test_boot()
 {
 	earlier_failed && return "$KSFT_SKIP"
-	step boot env RXKIT_LOOPBACK_TESTS=boot_release \
-		tests/vsock_loopback.sh --tree patched "$target" || return $?
+	step boot \
+		tests/vsock_loopback.sh --tree patched -t boot_release "$target" || return $?
 	grep '^# booted\|^ok \|^not ok ' "$logs/boot.log" | sed 's/^/# /'
 	grep -q '^ok 1 boot_release$' "$logs/boot.log" || {
 		echo "# the guest boot did not pass in the clean root"

@@ -10,29 +10,38 @@ PROG=cloud_config
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="pins pin_tampered debian_kernel debian_kernel_tampered resolve diff_refuses foreign_fragment_refused"
-readonly TESTS="${RXKIT_CLOUD_CONFIG_TESTS:-$ALL_TESTS}"
+# In the manner of vmtest.sh: each test and what it checks.
+readonly TEST_NAMES="pins pin_tampered debian_kernel debian_kernel_tampered resolve diff_refuses foreign_fragment_refused"
+readonly TEST_DESCS="every target's Debian cloud configuration fetched and checked against its pin, of the pinned line and version:\
+a tampered cached .deb of the pin is not cached offline, a tampered unpacked file is replaced:\
+Debian's own kernel of each target that pins one is fetched and checked, of its configuration's version:\
+a tampered cached package of Debian's kernel is called not cached offline:\
+the flavour on Debian's file sets every requested symbol and changes none but the allowed ones:\
+ci/cloud-diff refuses a symbol flipped outside the vsock and key symbols, naming it, and passes a vsock one:\
+a fragment beyond vsock and keys in the flavour stops ci/build before the build"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/cloud_config.sh [TARGET]
+usage: tests/cloud_config.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 The cloud flavour's configuration (kconfig/flavours/cloud) of TARGET
-(default: $RXKIT_TARGET; its patched tree, ci/prepare's), not its build:
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+(default: $RXKIT_TARGET; its patched tree, ci/prepare's), not its build.
 The resolution runs as ci/build --config-only with a copy of the flavour
 named cloud-check (build folder o-cloud-check, removed afterwards; its
 diffs in \$RXKIT_OUT/TARGET/cloud-check/), never in the cloud build's
 folder.
 
-Environment: RXKIT_CLOUD_CONFIG_TESTS="NAME..." (a subset of the tests above).
+-l       list the tests with what each checks
+-t NAME  run NAME (may repeat; default: every test; pin_tampered,
+         debian_kernel_tampered and diff_refuses use what pins,
+         debian_kernel and resolve make: -t those too)
+-T NAME  do not run NAME (may repeat)
 USAGE
 }
-parse_stage_args '' "$@"
+parse_stage_args 'tests' "$@"
 : "${target:=$RXKIT_TARGET}"
 load_base "$target"
-check_subset RXKIT_CLOUD_CONFIG_TESTS
 src="$(src_root "$target")/patched"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-cloud-config.XXXXXX")
 trap 'rm -rf "$work" "$src/o-cloud-check" "$src/o-cloud-check-ref"' EXIT INT TERM

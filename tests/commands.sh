@@ -8,44 +8,44 @@ PROG=commands
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/static-lib.sh"
 
-readonly ALL_TESTS="commands_packaged"
-readonly TESTS="${RXKIT_COMMANDS_TESTS:-$ALL_TESTS}"
+# In the manner of vmtest.sh: each test and what it checks.
+readonly TEST_NAMES="commands_packaged settings_documented"
+readonly TEST_DESCS="every command the kit's scripts, makefiles and RPM spec run is a builtin, a function or executable of the kit, in a package ci/deps installs or a clean Debian has, or in tests/commands.ignore with its reason:every RXKIT_ name the kit's code reads is named in README.md's Settings, and every name there is read"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/commands.sh
+usage: tests/commands.sh [-l] [-t NAME]... [-T NAME]...
 
-The commands of the kit's scripts (tests/commands.awk finds them) and the
-Debian packages they come from:
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+The commands of the kit's scripts (tests/commands-scan finds them in
+shfmt's syntax trees) and the Debian packages they come from.
 
-Environment: RXKIT_COMMANDS_TESTS="NAME..." (a subset of the tests above);
-RXKIT_DEPS_LIST (a file in the format of ci/deps --list, instead of it),
+$(test_usage)
+
+Environment: RXKIT_DEPS_LIST (a file in the format of ci/deps --list, instead of it),
 RXKIT_COMMANDS_IGNORE (instead of tests/commands.ignore) and
 RXKIT_COMMANDS_EXTRA (more scripts to check, absolute paths): the
 commands_unpackaged test of tests/errors_tools.sh uses them.
 USAGE
 }
-case "${1:-}" in
--h|--help) usage; exit 0 ;;
-esac
-check_subset RXKIT_COMMANDS_TESTS
+suite_alone "$@"
+need shfmt shfmt
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-commands.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
-# The shell's reserved words are the awk program's; these are its builtins
-# (dash's, and POSIX's special ones): the language, not commands to install.
+# The shell's reserved words are shfmt's; these are its builtins (dash's,
+# and POSIX's special ones): the language, not commands to install.
 readonly SH_BUILTINS=". : [ alias bg break cd command continue echo eval exec exit export false fc fg getopts hash jobs kill local printf pwd read readonly return set shift test times trap true type ulimit umask unalias unset wait"
 
-# commands_scan: tests/commands.awk (and its front ends,
-# tests/commands-make.awk) over the kit's host-side scripts:
+# commands_scan: tests/commands-scan (shfmt's parse of each script; its
+# front ends in tests/commands_front.py) over the kit's host-side scripts:
 # shell_files (tests/static-lib.sh) except the busybox guest's
 # (tests/guest/), tests/fixtures/ and the maintainer scripts debian/*.in,
 # which run on the installing system (their needs are the packages'
 # Depends); the recipes of Makefile, debian/rules and every *.mk; the build
 # sections of the RPM spec; RXKIT_COMMANDS_EXTRA.  Also writes
-# $work/cmd.kit, the names of the kit's own executables.
+# $work/cmd.kit, the names of the kit's own executables; the scanner's
+# errors into $work/cmd.err.
 commands_scan()
 {
 	local f=
@@ -59,10 +59,9 @@ commands_scan()
 			[ ! -x "$f" ] || echo "${f##*/}"
 		done < "$work/cmd.tracked" > "$work/cmd.kit"
 		# shellcheck disable=SC2046,SC2086
-		awk -f tests/commands.awk -f tests/commands-make.awk type=sh $(cat "$work/cmd.files") \
-			${RXKIT_COMMANDS_EXTRA:-} \
-			type=make $(cat "$work/cmd.make") type=spec rpm/*.spec.in
-	) > "$work/cmd.raw" || return 1
+		tests/commands-scan $(cat "$work/cmd.files") ${RXKIT_COMMANDS_EXTRA:-} \
+			--make $(cat "$work/cmd.make") --spec rpm/*.spec.in
+	) > "$work/cmd.raw" 2> "$work/cmd.err" || return 1
 	sort -u "$work/cmd.raw" > "$work/cmd.scan"
 }
 
@@ -220,21 +219,25 @@ commands_report()
 		}' "$work/cmd.paths" > "$work/cmd.report"
 }
 
-# Every command the kit's scripts run (tests/commands.awk finds them: the
+# Every command the kit's scripts run (tests/commands-scan finds them: the
 # list is derived, not kept) comes from a package that a clean Debian has
 # (priority required or important), that ci/deps installs, or that a
 # package of ci/deps directly depends on; every "need TOOL PACKAGE" names
 # the package TOOL is in, or one that directly depends on it.  A name that
-# is no command here is a missing tool, or a word the awk program took for
-# a command: tests/commands.ignore lists the deliberate ones with a reason,
+# is no command here is a missing tool, or a word the scan took for a
+# command: tests/commands.ignore lists the deliberate ones with a reason,
 # and an entry the scan no longer finds fails too.
 test_commands_packaged()
 {
 	local rc="$KSFT_PASS" ign="${RXKIT_COMMANDS_IGNORE:-$RXKIT_TOP/tests/commands.ignore}"
 	command -v dpkg-query >/dev/null 2>&1 ||
 		{ SKIP_REASON="no dpkg-query: not a Debian system"; return "$KSFT_SKIP"; }
-	commands_scan || { echo "# the scan of the scripts failed"; return "$KSFT_FAIL"; }
-	if grep '^warn ' "$work/cmd.scan" | sed 's/^warn /# commands.awk lost track: /' | grep .; then
+	commands_scan || {
+		sed 's/^/# /' "$work/cmd.err"
+		echo "# the scan of the scripts failed"
+		return "$KSFT_FAIL"
+	}
+	if grep '^warn ' "$work/cmd.scan" | sed 's/^warn \([^ ]*\) /# shfmt cannot parse \1:/' | grep .; then
 		rc=$KSFT_FAIL
 	fi
 	sed -n 's/^dyn \([^ ]*\) \(.*\)/# note: \2 runs \1, a computed command (not checked)/p' "$work/cmd.scan"
@@ -249,6 +252,30 @@ test_commands_packaged()
 		rc=$KSFT_FAIL
 	fi
 	echo "# $(wc -l < "$work/cmd.names") commands in $(wc -l < "$work/cmd.files") scripts, $(wc -l < "$work/cmd.make") makefiles, the RPM spec; $(wc -l < "$work/cmd.ignore") in the ignore file"
+	return "$rc"
+}
+
+# settings_documented: the RXKIT_ names of the kit's files (not its docs,
+# history, fixtures or patches) against those README.md's Settings
+# section names (its table and its list of the kit's own).
+test_settings_documented()
+{
+	local rc="$KSFT_PASS" n=
+	kit_files | grep -v '\.md$\|^CHANGELOG$\|^tests/fixtures/\|^patches/\|\.patch$' > "$work/set.files"
+	(cd "$RXKIT_TOP" && xargs grep -ho 'RXKIT_[A-Z0-9_]*[A-Z0-9]' < "$work/set.files") |
+		sort -u > "$work/set.read"
+	sed -n '/^## Settings$/,/^## [^S]/p' "$RXKIT_TOP/README.md" | grep -o '`RXKIT_[A-Z0-9_]*`' |
+		tr -d '`' | sort -u > "$work/set.doc"
+	for n in $(comm -23 "$work/set.read" "$work/set.doc"); do
+		echo "# $n: read by $(cd "$RXKIT_TOP" && xargs grep -l "$n" < "$work/set.files" | head -n 3 | tr '\n' ' ')but not in README.md's Settings"
+		rc=$KSFT_FAIL
+	done
+	for n in $(comm -13 "$work/set.read" "$work/set.doc"); do
+		echo "# $n: in README.md's Settings, but no file of the kit reads it"
+		rc=$KSFT_FAIL
+	done
+	[ "$(wc -l < "$work/set.read")" -gt 20 ] || { echo "# only $(wc -l < "$work/set.read") names read: the scan found nothing"; rc=$KSFT_FAIL; }
+	echo "# $(wc -l < "$work/set.read") names read, $(wc -l < "$work/set.doc") documented"
 	return "$rc"
 }
 

@@ -1,29 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# Shared by the error-path suites (tests/errors_*.sh, run in order by
-# tests/errors.sh): the command line, the private work folder and cache,
-# and the checks of a failure.  Sourced after tests/lib.sh by a suite that
-# has set ALL_TESTS, TESTS and usage().
+# Shared by the error-path suites (tests/errors_*.sh, each a stage): the
+# command line, the private work folder and cache, and the checks of a
+# failure.  Sourced after tests/lib.sh by a suite that has set TEST_NAMES,
+# TEST_DESCS and usage().
 
-# errors_setup VAR [TARGET]: -h prints the usage, --list the suite's tests
-# (for tests/errors.sh); the subset in VAR must be tests of the suite.
-# Sets target (default $RXKIT_TARGET), work (a private folder, removed on
-# exit) and cache (the private cache of the fetch and prepare tests, in
-# work: never the real one).
+# errors_setup [-l] [-t NAME]... [-T NAME]... [TARGET]: the suite's command
+# line (parse_stage_args 'tests': -h its usage, -l its tests, -t and -T the
+# ones to run, in TESTS).  Sets target (default $RXKIT_TARGET), work (a
+# private folder, removed on exit) and cache (the private cache of the
+# fetch and prepare tests, in work: never the real one).
 # shellcheck disable=SC2034 # target and cache are the suite's
 errors_setup()
 {
-	local var="$1"
-	shift
-	extra_opt()
-	{
-		case "$1" in
-		--list) echo "$ALL_TESTS"; exit 0 ;;
-		esac
-		return 0
-	}
-	parse_stage_args '' "$@"
-	check_subset "$var"
+	parse_stage_args 'tests' "$@"
 	: "${target:=$RXKIT_TARGET}"
 	work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-$PROG.XXXXXX")
 	cache="$work/cache"

@@ -11,22 +11,24 @@ PROG=errors_build
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/errors-lib.sh"
 
-readonly ALL_TESTS="kconfig_unmet kconfig_changed qemu_no_init dmesg_scan series_bad_patch vhost_no_l1"
-readonly TESTS="${RXKIT_ERRORS_BUILD_TESTS:-$ALL_TESTS}"
+# In the manner of vmtest.sh: each test and what it checks.
+readonly TEST_NAMES="kconfig_unmet kconfig_changed qemu_no_init dmesg_scan series_bad_patch vhost_no_l1"
+readonly TEST_DESCS="ci/build --config-only stops on a flavour symbol its dependencies leave unset, naming it:ci/kconfig-check --same stops a package build whose olddefconfig changes a shipped symbol, not one whose rustc differs:a guest without /init, and one hung before it, end within the boot bound with the serial log kept:the kernel log scan finds an injected WARNING, and nothing in a clean boot:tests/series.sh fails a patch with an unused variable and a trailing space in W=1 and checkpatch, naming both:the nested suite without its L1 kernel skips every test with the reason and the command that builds it"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/errors_build.sh [TARGET]
+usage: tests/errors_build.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 Error-path tests of the configuration, build and boot of the TARGET
-kernel (default $RXKIT_TARGET) and of the per-patch checks:
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+kernel (default $RXKIT_TARGET) and of the per-patch checks.
 
-Environment: RXKIT_ERRORS_BUILD_TESTS="NAME..." (a subset of the tests above).
+-l       list the tests with what each checks
+-t NAME  run NAME (may repeat; default: every test)
+-T NAME  do not run NAME (may repeat)
 USAGE
 }
-errors_setup RXKIT_ERRORS_BUILD_TESTS "$@"
+errors_setup "$@"
 
 test_kconfig_unmet()
 {

@@ -10,25 +10,40 @@ PROG=errors_fetch
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/errors-lib.sh"
 
-readonly ALL_TESTS="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
+# In the manner of vmtest.sh: each test and what it checks.
+readonly TEST_NAMES="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
 archive_drift patch_not_applying patch_with_offset missing_tool no_space drift_report \
 drift_unverified_tarball drift_one_hunk sockmap_6_1 deps_newer_refused"
-readonly TESTS="${RXKIT_ERRORS_FETCH_TESTS:-$ALL_TESTS}"
+readonly TEST_DESCS="ci/fetch refuses an unknown target and ci/prepare an invalid target name:\
+a tarball that is not the pinned one is refused by its SHA-256, no tree left:\
+a truncated tarball is refused by its SHA-256, no partial tree left:\
+a local tarball of another sublevel is taken with --sha256 and reported loudly as drift:\
+a pinned version the archive no longer has fetches the newest of its line, loudly, as drift:\
+a patch that does not apply stops ci/prepare, no half-patched tree (after local_tarball_drift):\
+a patch that applies only with an offset is refused (after local_tarball_drift):\
+ci/prepare without quilt names the Debian package to install:\
+a full file system stops ci/fetch with no partial tree, one below the threshold up front (root):\
+ci/check-drift on a moved tree reports offsets and the fix gone, exit 1, series and cache kept:\
+ci/check-drift refuses another sublevel's tarball without --sha256, saying what to give instead:\
+ci/check-drift counts each failed hunk once and tries every patch:\
+a 6.1 tree with vsock sockmap is refused by ci/prepare and ci/check-drift before any patch:\
+ci/deps removes a newer package's .deb of another SHA-256 and fails a version the suite lacks"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/errors_fetch.sh [TARGET]
+usage: tests/errors_fetch.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 Error-path tests of fetch, prepare and the drift check (TARGET: unused
-here; tests/errors.sh passes it to every suite):
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+here; the stage passes it as to the other error-path suites).
 
-Environment: RXKIT_ERRORS_FETCH_TESTS="NAME..." (a subset of the tests
-above; the patch_* tests need local_tarball_drift before them).
+-l       list the tests with what each checks
+-t NAME  run NAME (may repeat; default: every test; the patch_* tests
+         need local_tarball_drift before them: -t local_tarball_drift too)
+-T NAME  do not run NAME (may repeat)
 USAGE
 }
-errors_setup RXKIT_ERRORS_FETCH_TESTS "$@"
+errors_setup "$@"
 
 test_unknown_target()
 {

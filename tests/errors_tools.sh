@@ -14,23 +14,32 @@ PROG=errors_tools
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/errors-lib.sh"
 
-readonly ALL_TESTS="ab_regression sockmap_known_defects summary_stale commands_unpackaged cleanroot_scan pipeline_refused bpftests_refused repo_flavour"
-readonly TESTS="${RXKIT_ERRORS_TOOLS_TESTS:-$ALL_TESTS}"
+# In the manner of vmtest.sh: each test and what it checks.
+readonly TEST_NAMES="ab_regression sockmap_known_defects summary_stale commands_unpackaged cleanroot_scan pipeline_refused bpftests_refused repo_flavour"
+readonly TEST_DESCS="tests/ab-verdict fails regressions and a missing suite, names known defects apart, passes identical results:\
+a sockmap case failing as a listed defect is XFAIL on the trees listed only, a stale entry refused:\
+ci/summary fails results older than the kernel they claim, naming the suite to rerun:\
+tests/commands.sh fails a script running a command ci/deps does not install, naming its package:\
+tests/cleanroot.sh --scan names the Debian package of each command a log says was not found:\
+ci/gitlab refuses a stale .gitlab-ci.yml, a stage map out of order and a need naming no job:\
+tests/mkbpftests refuses a vmlinux without BTF and a tree no case of the BPF selftests applies to:\
+ci/repo --flavour refuses an unknown or unpackaged flavour and gives one of .deb packages alone a signed apt repository, no dnf one"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/errors_tools.sh [TARGET]
+usage: tests/errors_tools.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 Error-path tests of the A/B verdict, ci/summary, tests/commands.sh,
-tests/cleanroot.sh, ci/gitlab, tests/mkbpftests and ci/repo (TARGET, default $RXKIT_TARGET: the kernel summary_stale
-dates results against):
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+tests/cleanroot.sh, ci/gitlab, tests/mkbpftests and ci/repo (TARGET,
+default $RXKIT_TARGET: the kernel summary_stale dates results against).
 
-Environment: RXKIT_ERRORS_TOOLS_TESTS="NAME..." (a subset of the tests above).
+-l       list the tests with what each checks
+-t NAME  run NAME (may repeat; default: every test)
+-T NAME  do not run NAME (may repeat)
 USAGE
 }
-errors_setup RXKIT_ERRORS_TOOLS_TESTS "$@"
+errors_setup "$@"
 
 # ab_json FILE CASE-ONE CASE-TWO: the results.json of a suite "s" whose
 # tests boot and job pass, job with the cases "case one", "case (two)"
@@ -163,7 +172,7 @@ test_commands_unpackaged()
 	"$RXKIT_TOP/ci/deps" --list | grep -v '^rsync ' > "$c/deps"
 	{ cat "$RXKIT_TOP/tests/commands.ignore"; echo 'rxkit-gone-tool stale on purpose'; } \
 		> "$c/ignore"
-	RXKIT_COMMANDS_TESTS=commands_packaged RXKIT_COMMANDS_EXTRA="$c/inject.sh" \
+	RXKIT_COMMANDS_EXTRA="$c/inject.sh" \
 	RXKIT_DEPS_LIST="$c/deps" RXKIT_COMMANDS_IGNORE="$c/ignore" \
 		"$RXKIT_TOP/tests/commands.sh" > "$work/cmds.ktap" 2>&1 || rc=$?
 	grep '^not ok\|^ok\|# not ok: \|stale' "$work/cmds.ktap" | sed 's/^/#   /'
@@ -178,7 +187,7 @@ test_commands_unpackaged()
 	expect_in "$work/cmds.ktap" "^# not ok: rxkit-no-such-tool: not a command on this machine (run by $c/inject.sh)" "the unknown command not reported" || return "$KSFT_FAIL"
 	expect_in "$work/cmds.ktap" "stale entry 'rxkit-gone-tool'" "the stale ignore entry not reported" || return "$KSFT_FAIL"
 	# With ci/deps as it is, rsync is allowed.
-	RXKIT_COMMANDS_TESTS=commands_packaged RXKIT_COMMANDS_EXTRA="$c/inject.sh" \
+	RXKIT_COMMANDS_EXTRA="$c/inject.sh" \
 		"$RXKIT_TOP/tests/commands.sh" > "$work/cmds2.ktap" 2>&1 || :
 	grep -q '^# rsync: .*(rsync): in ci/deps$' "$work/cmds2.ktap" ||
 		{ echo "# rsync not accepted through ci/deps:"; grep rsync "$work/cmds2.ktap" | sed 's/^/#   /'; return "$KSFT_FAIL"; }

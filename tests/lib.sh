@@ -2,7 +2,7 @@
 # shellcheck shell=sh
 # Host-side helpers of the test scripts, sourced after ci/lib.sh: the one
 # file the scripts source; each concern is a file of tests/lib/.
-#   ktap.sh       KTAP output, KSFT codes, diag, check_subset, run_tests
+#   ktap.sh       KTAP output, KSFT codes, diag, suite_options, run_tests
 #   results.sh    results_begin/results_end: reproducer.sh, results.json
 #   qemu.sh       accelerator, guest_run, the protocol, wait_for, guest_verdict
 #                 (kernel log patterns: tests/data/dmesg-bad)

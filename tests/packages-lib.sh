@@ -3,7 +3,7 @@
 # tests/packages-lib.sh: what the package suites (tests/packages_*.sh)
 # share: their command line and folders, the packages of this tree, the
 # lint reports and the external module build.  Sourced after ci/lib.sh and
-# tests/lib.sh by a suite that has set ALL_TESTS, TESTS and usage().
+# tests/lib.sh by a suite that has set TEST_NAMES, TEST_DESCS and usage().
 #
 # The packages: a test that needs them calls need_packages, which gives it
 # deb, hdeb, rpmf and drpm, the .deb and .rpm packages (revision 1) of the
@@ -16,9 +16,11 @@
 # SKIP_REASON is run_tests' (tests/lib.sh), --this-run the build suite's.
 # shellcheck disable=SC2034,SC2120
 
-# pkg_setup SUBSET_VAR "$@": the suites' command line, [--list] [TARGET],
-# and the options of a suite that defines pkg_opt (parse_stage_args'
-# extra_opt protocol).
+# pkg_setup "$@": the suites' command line, [-l] [-t NAME]... [-T NAME]...
+# [TARGET] (parse_stage_args of ci/lib/args.sh: -l lists $TEST_NAMES with
+# their $TEST_DESCS, -t NAME runs NAME, -T NAME leaves it out; TESTS is
+# what they chose), and the options of a suite that defines pkg_opt
+# (parse_stage_args' extra_opt protocol).
 # Sets target, art (the artefacts of every package suite:
 # $RXKIT_OUT/TARGET/packages-test; each suite removes its own files,
 # pkg_art_clean), work (a scratch folder, removed with its roots' mounts on
@@ -26,20 +28,14 @@
 # the same folder (the reproducible test compares two of them).
 pkg_setup()
 {
-	local var="$1"
-	shift
 	extra_opt()
 	{
-		case "$1" in
-		--list) echo "$ALL_TESTS" | tr -s ' ' '\n'; exit 0 ;;
-		esac
 		! command -v pkg_opt > /dev/null || { pkg_opt "$@"; return $?; }
 		return 0
 	}
-	parse_stage_args '' "$@"
+	parse_stage_args tests "$@"
 	: "${target:=$RXKIT_TARGET}"
 	load_base "$target"
-	check_subset "$var"
 	art="$(out_dir "$target")/packages-test"
 	mkdir -p "$art"
 	work=$(mktemp -d "${TMPDIR:-/var/tmp}/rxkit-packages.XXXXXX")
@@ -105,22 +101,14 @@ pkg_art_clean()
 	done
 }
 
-# pkg_run: the selected tests in the suite's order (whatever order the
-# subset names them in: a root is installed before it is used and removed
-# last), in KTAP.
+# pkg_run: the tests -t and -T chose, in KTAP, in the suite's order
+# (TEST_NAMES', whatever order -t names them in: a root is installed
+# before it is used and removed last).
 pkg_run()
 {
-	local t sel list=
-	# shellcheck disable=SC2086
-	sel=" $(echo $TESTS) "
-	for t in $ALL_TESTS; do
-		case "$sel" in
-		*" $t "*) list="$list $t" ;;
-		esac
-	done
 	echo "# $target${rel:+: $rel}; work folder $work; package staging $RXKIT_PKG_TMP; artefacts $art"
 	# shellcheck disable=SC2086
-	run_tests $list
+	run_tests $TESTS
 }
 
 # pkg REVISION OUT [OPTION...]: ci/package of revision REVISION into OUT

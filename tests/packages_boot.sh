@@ -24,8 +24,13 @@ PROG=packages_boot
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/packages-lib.sh"
 
-readonly ALL_TESTS="boot_debian boot_install boot_patched boot_vsock boot_remove"
-readonly TESTS="${RXKIT_PACKAGE_BOOT_TESTS:-$ALL_TESTS}"
+# Each test and what it checks (-l); one VM run serves them all.
+readonly TEST_NAMES="boot_debian boot_install boot_patched boot_vsock boot_remove"
+readonly TEST_DESCS="the image's Debian kernel boots to multi-user.target with every vCPU:\
+apt-get installs linux-image-REL from ci/repo's repository, the hooks make its initrd and GRUB entry:\
+GRUB boots the installed kernel to multi-user.target:\
+the vsock loopback jobs pass on the installed kernel, its kernel log clean:\
+apt-get removes the kernel and its GRUB entry, Debian's kernel boots again"
 # The three boots and their jobs under TCG: 679-893 s measured with a
 # kernel build beside it (the last boot loses about 6 min before its
 # kernel starts, not explained yet: doc/testing.md); make check runs
@@ -40,12 +45,12 @@ usage()
 {
 	cat <<USAGE
 usage: tests/packages_boot.sh [--tree patched|baseline] [--flavour guest|cloud]
-                              [--list] [TARGET]
+                              [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 Install-and-reboot test of the patched guest kernel of TARGET (default:
 $RXKIT_TARGET) in the kit's Debian 12 VM image (tests/mkimage), from
-ci/repo's signed apt repository, booted through SeaBIOS and GRUB:
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+ci/repo's signed apt repository, booted through SeaBIOS and GRUB (-l lists
+the tests; -t NAME runs NAME, -T NAME leaves it out; each may repeat).
 One VM run (three boots, at most ${VM_TIMEOUT}s) serves every test; a test
 whose boot did not happen FAILs with the end of the console log.
 Artefacts (console and protocol logs): \$RXKIT_OUT/TARGET/packages-test/boot/
@@ -54,8 +59,7 @@ from ci/repo --flavour cloud, in the image of the Debian release of
 series/TARGET/debian-kernel; with --tree baseline, Debian's own kernel
 pinned there (ci/debian-kernel) instead, the same way.  Artefacts:
 \$RXKIT_OUT/TARGET/TREE-cloud/boot/ (tests/ab-verdict --flavour cloud).
---list: the test names, one a line.
-Environment: RXKIT_PACKAGE_BOOT_TESTS="NAME..." (a subset), RXKIT_VM_TIMEOUT.
+Environment: RXKIT_VM_TIMEOUT.
 USAGE
 }
 
@@ -93,7 +97,7 @@ cloud_release()
 	return 1
 }
 
-pkg_setup RXKIT_PACKAGE_BOOT_TESTS "$@"
+pkg_setup "$@"
 . "$RXKIT_TOP/tests/packages-repo-lib.sh"
 [ "$btree$bflavour" != baselineguest ] ||
 	die "--tree baseline: Debian's own kernel is the baseline of the cloud flavour alone (add --flavour cloud)"
@@ -333,7 +337,7 @@ test_boot_remove()
 	return "$rc"
 }
 
-results_begin "$art" packages_boot.sh RXKIT_PACKAGE_BOOT_TESTS RXKIT_VM_TIMEOUT
+results_begin "$art" packages_boot.sh RXKIT_VM_TIMEOUT
 { rc=0; pkg_run || rc=$?; echo "$rc" > "$art/rc"; } | tee "$art/results.ktap"
 results_end vm-image
 exit "$(cat "$art/rc")"

@@ -20,25 +20,27 @@ PROG=packages_build
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/packages-lib.sh"
 
-readonly ALL_TESTS="build source ccache"
-readonly TESTS="${RXKIT_PACKAGE_BUILD_TESTS:-$ALL_TESTS}"
+# Each test and what it checks (-l).
+readonly TEST_NAMES="build source ccache"
+readonly TEST_DESCS="the packages build from source and lint clean (--reuse checks the clean root's), their kernel image ci/build's byte for byte:\
+the source packages hold the pinned tarball and series/TARGET as they are:\
+each package build got ci/build's compiles from ccache (at most 3 % missed)"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/packages_build.sh [--list] [--reuse] [TARGET]
+usage: tests/packages_build.sh [--reuse] [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 The package build of the patched guest kernel of TARGET (default:
-$RXKIT_TARGET; ci/build must have built it):
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+$RXKIT_TARGET; ci/build must have built it) and its tests (-l lists them;
+-t NAME runs NAME, -T NAME leaves it out; each may repeat; they run in the
+order -l lists).
 Packages and source packages: \$RXKIT_OUT/TARGET/{packages,source}/
 Artefacts (build logs): \$RXKIT_OUT/TARGET/packages-test/
---list: the test names, one a line.
 --reuse: test the packages tests/cleanroot.sh built and published there
   (they must be newer than the kernel and the packaging files) instead of
   building them.
-Environment: RXKIT_PACKAGE_BUILD_TESTS="NAME..." (a subset; they run in the
-  order above), RXKIT_PKG_TMP (ci/package's staging folder).
+Environment: RXKIT_PKG_TMP (ci/package's staging folder).
 USAGE
 }
 
@@ -50,7 +52,7 @@ pkg_opt()
 	esac
 	return 0
 }
-pkg_setup RXKIT_PACKAGE_BUILD_TESTS "$@"
+pkg_setup "$@"
 pkg_need_kernel
 pkg_art_clean "package-1-${RXKIT_OUT##*/}.log"
 

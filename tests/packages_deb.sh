@@ -19,29 +19,35 @@ PROG=packages_deb
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/packages-lib.sh"
 
-readonly ALL_TESTS="lintian deb_install deb_extmod deb_boot deb_upgrade deb_purge deb_piuparts"
-readonly TESTS="${RXKIT_PACKAGE_DEB_TESTS:-$ALL_TESTS}"
+# Each test and what it checks (-l).
+readonly TEST_NAMES="lintian deb_install deb_extmod deb_boot deb_upgrade deb_purge deb_piuparts"
+readonly TEST_DESCS="ci/package's lintian report of the packages is clean:\
+dpkg installs the image and headers in a Debian root, its hooks run (initrd, symlinks, depmod):\
+a module builds against the installed headers inside the root:\
+the root boots its installed kernel and initrd in QEMU, vsock_diag_test and vsock_test over loopback:\
+a rebuilt package of revision 2 upgrades the installed one, the root's file set unchanged:\
+dpkg --purge leaves no file of the release behind:\
+piuparts installs and purges the packages in Debian's base system, nothing left or broken"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/packages_deb.sh [--list] [TARGET]
+usage: tests/packages_deb.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 Debian package tests of the patched guest kernel of TARGET (default:
 $RXKIT_TARGET; ci/build must have built it; the packages are ci/package's,
-built when those in \$RXKIT_OUT/TARGET/packages/ are missing or stale):
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+built when those in \$RXKIT_OUT/TARGET/packages/ are missing or stale).
+-l lists them; -t NAME runs NAME, -T NAME leaves it out (each may repeat;
+they run in the order -l lists).
 Every test but lintian needs the Debian root with the packages installed
 (deb_install's; it is made for whichever test comes first) and SKIPs,
 saying why, without it.
 Artefacts (lint report, logs, serial logs): \$RXKIT_OUT/TARGET/packages-test/
---list: the test names, one a line.
-Environment: RXKIT_PACKAGE_DEB_TESTS="NAME..." (a subset; they run in the
-  order above), RXKIT_ACCEL, RXKIT_PKG_TMP (ci/package's staging folder).
+Environment: RXKIT_ACCEL, RXKIT_PKG_TMP (ci/package's staging folder).
 USAGE
 }
 
-pkg_setup RXKIT_PACKAGE_DEB_TESTS "$@"
+pkg_setup "$@"
 pkg_need_kernel
 pkg_need_root
 need lintian lintian

@@ -24,8 +24,10 @@ PROG=packages_dep8
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/packages-lib.sh"
 
-readonly ALL_TESTS="dep8_depends dep8_install_reboot"
-readonly TESTS="${RXKIT_PACKAGE_DEP8_TESTS:-$ALL_TESTS}"
+# Each test and what it checks (-l).
+readonly TEST_NAMES="dep8_depends dep8_install_reboot"
+readonly TEST_DESCS="the Depends of debian/tests/control are in the testbed image (it has no apt source):\
+autopkgtest-virt-qemu runs install-reboot on the testbed and it passes"
 # The whole autopkgtest run (three boots under TCG, the source unpacked and
 # the vsock tests built in the guest).
 readonly DEP8_TIMEOUT=${RXKIT_DEP8_TIMEOUT:-3600}
@@ -35,23 +37,21 @@ readonly TESTBED_PACKAGES="$RXKIT_TOP/tests/data/image-packages-autopkgtest"
 usage()
 {
 	cat <<USAGE
-usage: tests/packages_dep8.sh [--list] [TARGET]
+usage: tests/packages_dep8.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 The DEP-8 test of the patched guest kernel's source package of TARGET
 (default: $RXKIT_TARGET), debian/tests/control, run by autopkgtest on the
 kit's VM image (tests/mkimage --variant autopkgtest) through
-autopkgtest-virt-qemu, at most ${DEP8_TIMEOUT}s:
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+autopkgtest-virt-qemu, at most ${DEP8_TIMEOUT}s (-l lists the tests; -t
+NAME runs NAME, -T NAME leaves it out; each may repeat).
 Artefacts (autopkgtest's output folder, its log): \$RXKIT_OUT/TARGET/packages-test/dep8/
---list: the test names, one a line.
-Environment: RXKIT_PACKAGE_DEP8_TESTS="NAME..." (a subset), RXKIT_DEP8_TIMEOUT,
-RXKIT_ACCEL.
+Environment: RXKIT_DEP8_TIMEOUT, RXKIT_ACCEL.
 USAGE
 }
 
 # --tree patched and --flavour guest alone (tests/packages-lib.sh).
 pkg_opt() { pkg_opt_packaged "$@"; }
-pkg_setup RXKIT_PACKAGE_DEP8_TESTS "$@"
+pkg_setup "$@"
 pkg_need_kernel
 pkg_need_root
 need autopkgtest autopkgtest
@@ -115,7 +115,7 @@ test_dep8_install_reboot()
 	[ "$rc" = 0 ] && grep -q '^install-reboot[[:space:]]\+PASS' "$out/summary"
 }
 
-results_begin "$art" packages_dep8.sh RXKIT_PACKAGE_DEP8_TESTS RXKIT_DEP8_TIMEOUT
+results_begin "$art" packages_dep8.sh RXKIT_DEP8_TIMEOUT
 { rc=0; pkg_run || rc=$?; echo "$rc" > "$art/rc"; } | tee "$art/results.ktap"
 results_end autopkgtest-qemu
 exit "$(cat "$art/rc")"

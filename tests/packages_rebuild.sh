@@ -18,25 +18,27 @@ PROG=packages_rebuild
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/packages-lib.sh"
 
-readonly ALL_TESTS="reproducible deb_dbg deb_clean_build"
-readonly TESTS="${RXKIT_PACKAGE_REBUILD_TESTS:-$ALL_TESTS}"
+# Each test and what it checks (-l).
+readonly TEST_NAMES="reproducible deb_dbg deb_clean_build"
+readonly TEST_DESCS="a second package build from the same sources is byte-identical, source packages too:\
+a configuration with debug info adds a linted -dbg package of unstripped vmlinux and modules:\
+the source package builds in a clean buildd-like root from its Build-Depends, the kit's files"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/packages_rebuild.sh [--list] [TARGET]
+usage: tests/packages_rebuild.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 The package tests of the patched guest kernel of TARGET (default:
-$RXKIT_TARGET; ci/build must have built it) that compile it in full:
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+$RXKIT_TARGET; ci/build must have built it) that compile it in full (-l
+lists them; -t NAME runs NAME, -T NAME leaves it out; each may repeat;
+they run in the order -l lists).
 Artefacts (logs, lint report): \$RXKIT_OUT/TARGET/packages-test/
---list: the test names, one a line.
-Environment: RXKIT_PACKAGE_REBUILD_TESTS="NAME..." (a subset; they run in
-  the order above), RXKIT_PKG_TMP (ci/package's staging folder).
+Environment: RXKIT_PKG_TMP (ci/package's staging folder).
 USAGE
 }
 
-pkg_setup RXKIT_PACKAGE_REBUILD_TESTS "$@"
+pkg_setup "$@"
 pkg_need_kernel
 pkg_need_root
 need chroot coreutils

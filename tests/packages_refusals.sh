@@ -15,26 +15,29 @@ PROG=packages_refusals
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/packages-lib.sh"
 
-readonly ALL_TESTS="deb_fuzz_refused deb_offset_refused rpm_fuzz_refused rpm_offset_refused"
-readonly TESTS="${RXKIT_PACKAGE_REFUSAL_TESTS:-$ALL_TESTS}"
+# Each test and what it checks (-l).
+readonly TEST_NAMES="deb_fuzz_refused deb_offset_refused rpm_fuzz_refused rpm_offset_refused"
+readonly TEST_DESCS="the Debian source package of a series needing fuzz fails (dpkg-source -F 0), nothing left behind:\
+the Debian source package of a series needing an offset fails (ci/package's patch wrapper):\
+the RPM build of a series needing fuzz fails in %prep (-F0), before any compile:\
+the RPM build of a series needing an offset fails in %prep, before any compile"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/packages_refusals.sh [--list] [TARGET]
+usage: tests/packages_refusals.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 ci/package of TARGET (default: $RXKIT_TARGET; ci/prepare must have made its
-patched tree) with a series that needs fuzz or an offset must fail:
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+patched tree) with a series that needs fuzz or an offset must fail, naming
+the patch (-l lists the tests; -t NAME runs NAME, -T NAME leaves it out;
+each may repeat; they run in the order -l lists).
 Artefacts (ci/package's logs): \$RXKIT_OUT/TARGET/packages-test/refused-*.log
---list: the test names, one a line.
-Environment: RXKIT_PACKAGE_REFUSAL_TESTS="NAME..." (a subset; they run in
-  the order above), RXKIT_PKG_TMP (ci/package's staging folder; these
-  builds stage in its refusals/ subfolder, apart from the package builds).
+Environment: RXKIT_PKG_TMP (ci/package's staging folder; these builds
+  stage in its refusals/ subfolder, apart from the package builds).
 USAGE
 }
 
-pkg_setup RXKIT_PACKAGE_REFUSAL_TESTS "$@"
+pkg_setup "$@"
 # A staging folder (and so a ci/package lock) of their own: the refusals
 # run beside the package builds (tests/packages_build.sh, _deb.sh).
 RXKIT_PKG_TMP=$RXKIT_PKG_TMP/refusals

@@ -20,32 +20,42 @@ PROG=packages_repo
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/packages-lib.sh"
-. "$RXKIT_TOP/tests/packages-repo-lib.sh"
 
-readonly ALL_TESTS="repo_publish apt_install apt_tampered apt_wrong_key dnf_install \
+# Each test and what it checks (-l).
+readonly TEST_NAMES="repo_publish apt_install apt_tampered apt_wrong_key dnf_install \
 dnf_tampered dnf_unsigned dnf_wrong_key repo_keys"
-readonly TESTS="${RXKIT_PACKAGE_REPO_TESTS:-$ALL_TESTS}"
+readonly TEST_DESCS="ci/repo publishes the packages as built, its indexes and the RPMs signed by the kit's key:\
+apt-get update and install from the repository with Signed-By its keyring, no warning:\
+apt refuses a tampered InRelease, then a tampered .deb:\
+apt refuses the repository with another key's keyring:\
+dnf imports the key from gpgkey= and installs the kernel package:\
+dnf and rpm -K refuse the kernel package with its payload changed:\
+dnf refuses the unsigned package in a repository of signed metadata:\
+dnf with another key as gpgkey= refuses repomd.xml, then the package:\
+ci/repo --keyring and --key sign with that key, bad keys and options refused"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/packages_repo.sh [--list] [TARGET]
+usage: tests/packages_repo.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 The signed apt and dnf repositories ci/repo makes of the packages of
 TARGET (default: $RXKIT_TARGET; the packages are ci/package's, built when
-those in \$RXKIT_OUT/TARGET/packages/ are missing or stale):
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+those in \$RXKIT_OUT/TARGET/packages/ are missing or stale).  -l lists
+the tests; -t NAME runs NAME, -T NAME leaves it out (each may repeat; they
+run in the order -l lists).
 Every test but repo_keys needs the repository repo_publish makes in
 \$RXKIT_OUT/repo (it is made for whichever test comes first) and SKIPs,
 saying why, without it.  The key: the kit's (\$RXKIT_CACHE/repo-key).
 Artefacts (ci/repo's output, apt's and dnf's): \$RXKIT_OUT/TARGET/packages-test/repo/
---list: the test names, one a line.
-Environment: RXKIT_PACKAGE_REPO_TESTS="NAME..." (a subset; they run in the
-  order above), RXKIT_PKG_TMP (ci/package's staging folder).
+Environment: RXKIT_PKG_TMP (ci/package's staging folder).
 USAGE
 }
 
-pkg_setup RXKIT_PACKAGE_REPO_TESTS "$@"
+pkg_setup "$@"
+# After pkg_setup: its EXIT trap (repo_cleanup) needs work and ends with
+# pkg_cleanup's.
+. "$RXKIT_TOP/tests/packages-repo-lib.sh"
 pkg_need_kernel
 pkg_need_root
 need gpg gpg

@@ -17,29 +17,34 @@ PROG=packages_rpm
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/packages-lib.sh"
 
-readonly ALL_TESTS="rpmlint rpm_install rpm_verify rpm_extmod rpm_boot rpm_erase"
-readonly TESTS="${RXKIT_PACKAGE_RPM_TESTS:-$ALL_TESTS}"
+# Each test and what it checks (-l).
+readonly TEST_NAMES="rpmlint rpm_install rpm_verify rpm_extmod rpm_boot rpm_erase"
+readonly TEST_DESCS="ci/package's rpmlint report of the packages is clean:\
+rpm --root installs the kernel and -devel packages, %post fills /boot, runs depmod and kernel-install:\
+rpm -V of the installed packages reports nothing:\
+a module builds against -devel inside the root:\
+the installed /boot/vmlinuz-REL boots with the kit's initramfs, vsock_diag_test over loopback:\
+rpm -e runs %preun's kernel-install remove and leaves the root's file set as before"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/packages_rpm.sh [--list] [TARGET]
+usage: tests/packages_rpm.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 RPM package tests of the patched guest kernel of TARGET (default:
 $RXKIT_TARGET; ci/build must have built it; the packages are ci/package's,
-built when those in \$RXKIT_OUT/TARGET/packages/ are missing or stale):
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+built when those in \$RXKIT_OUT/TARGET/packages/ are missing or stale).
+-l lists them; -t NAME runs NAME, -T NAME leaves it out (each may repeat;
+they run in the order -l lists).
 Every test but rpmlint needs the root with the packages installed
 (rpm_install's; it is made for whichever test comes first) and SKIPs,
 saying why, without it.
 Artefacts (lint report, logs, serial logs): \$RXKIT_OUT/TARGET/packages-test/
---list: the test names, one a line.
-Environment: RXKIT_PACKAGE_RPM_TESTS="NAME..." (a subset; they run in the
-  order above), RXKIT_ACCEL, RXKIT_PKG_TMP (ci/package's staging folder).
+Environment: RXKIT_ACCEL, RXKIT_PKG_TMP (ci/package's staging folder).
 USAGE
 }
 
-pkg_setup RXKIT_PACKAGE_RPM_TESTS "$@"
+pkg_setup "$@"
 pkg_need_kernel
 pkg_need_root
 need rpmlint rpmlint

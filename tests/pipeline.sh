@@ -14,8 +14,13 @@ PROG=pipeline
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="generated_current definition_resolves stage_exit junit_table job_runs"
-readonly TESTS="${RXKIT_PIPELINE_TESTS:-$ALL_TESTS}"
+# In the manner of vmtest.sh: each test and what it checks.
+readonly TEST_NAMES="generated_current definition_resolves stage_exit junit_table job_runs"
+readonly TEST_DESCS=".gitlab-ci.yml is what ci/gitlab writes from ci/stage-table now:\
+gitlab-ci-local resolves every job and need, the jobs the table's stages, one fetch job a target:\
+a job's script (ci/stage --exit) exits 1 on a failed stage, 4 on a skipped one, 0 on a pass:\
+the JUnit report of a stage record and the results table say what the records say:\
+one job (RXKIT_PIPELINE_JOB) runs in gitlab-ci-local's shell executor, its record passed and its JUnit report made"
 # A job of seconds that reads the tree only (its record goes to a folder
 # of this test, not to make check's).
 readonly JOB="${RXKIT_PIPELINE_JOB:-commands}"
@@ -23,21 +28,15 @@ readonly JOB="${RXKIT_PIPELINE_JOB:-commands}"
 usage()
 {
 	cat <<USAGE
-usage: tests/pipeline.sh
+usage: tests/pipeline.sh [-l] [-t NAME]... [-T NAME]...
 
-The GitLab pipeline of the kit (.gitlab-ci.yml, written by ci/gitlab):
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+The GitLab pipeline of the kit (.gitlab-ci.yml, written by ci/gitlab).
 job_runs runs job $JOB (RXKIT_PIPELINE_JOB) with gitlab-ci-local.
 
-Environment: RXKIT_PIPELINE_TESTS="NAME..." (a subset of the tests).
+$(test_usage)
 USAGE
 }
-case "${1:-}" in
--h|--help) usage; exit 0 ;;
-'') ;;
-*) usage >&2; die "unknown argument '$1'" ;;
-esac
-check_subset RXKIT_PIPELINE_TESTS
+suite_alone "$@"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-pipeline.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 

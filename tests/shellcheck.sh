@@ -8,25 +8,23 @@ PROG=shellcheck
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/static-lib.sh"
 
-readonly ALL_TESTS="shellcheckrc shellcheck"
-readonly TESTS="${RXKIT_SHELLCHECK_TESTS:-$ALL_TESTS}"
+# In the manner of vmtest.sh: each test and what it checks.
+readonly TEST_NAMES="shellcheckrc shellcheck"
+readonly TEST_DESCS="every check .shellcheckrc disables has a reason, a comment just above it:\
+shellcheck -S warning warns of nothing in any shell script of the kit"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/shellcheck.sh
+usage: tests/shellcheck.sh [-l] [-t NAME]... [-T NAME]...
 
 shellcheck of the kit's shell scripts (the sh and bash #! files and *.sh
-the tree has, git's untracked ones too, and what they source):
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+the tree has, git's untracked ones too, and what they source).
 
-Environment: RXKIT_SHELLCHECK_TESTS="NAME..." (a subset of the tests above).
+$(test_usage)
 USAGE
 }
-case "${1:-}" in
--h|--help) usage; exit 0 ;;
-esac
-check_subset RXKIT_SHELLCHECK_TESTS
+suite_alone "$@"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-shellcheck.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 

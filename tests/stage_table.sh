@@ -25,15 +25,11 @@ usage()
 	cat <<USAGE
 usage: tests/stage_table.sh [-l] [-t NAME]... [-T NAME]...
 
--l       list the tests with what each checks
--t NAME  run NAME (may repeat; default: every test)
--T NAME  do not run NAME (may repeat)
+$(test_usage)
 USAGE
 }
 
-suite_options "$@"
-shift "$SUITE_SHIFT"
-[ $# -eq 0 ] || { usage >&2; die "no argument is taken"; }
+suite_alone "$@"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-stage-table.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 

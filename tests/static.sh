@@ -8,24 +8,35 @@ PROG=static
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/static-lib.sh"
 
-readonly ALL_TESTS="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record matrix_current skip_lists case_parser shell_syntax"
-readonly TESTS="${RXKIT_STATIC_TESTS:-$ALL_TESTS}"
+# In the manner of vmtest.sh: each test and what it checks.
+readonly TEST_NAMES="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record matrix_current skip_lists case_parser shell_syntax"
+readonly TEST_DESCS="patches/upstream/ is the posting, byte for byte:\
+git am takes every posted patch with its author and subject, git apply the five in order:\
+every series names existing files, each patch its origin and backport note, refuse lists sound:\
+the refreshed 7.3 series gives the tree its prerequisites and the posting give, byte for byte:\
+ci/interdiff works on every series and finds the 7.3 refresh identical to the posting:\
+series/TARGET/fixes describes each fetched pinned tree:\
+series/MATRIX.md and the CHANGELOG lines of the matrix are current:\
+every skip-list entry is a case id of its job's program with a reason quoting its name:\
+the reader of vsock_test output (tests/lib/cases.sh) prints the expected KTAP of its fixtures:\
+every shell script of the kit parses (sh -n, bash -n for a bash #! line)"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/static.sh [TARGET]
+usage: tests/static.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
-Checks of the repository itself (default target: $RXKIT_TARGET):
-$(for t in $ALL_TESTS; do echo "  $t"; done)
+Checks of the repository itself (default target: $RXKIT_TARGET).
 
-Environment: RXKIT_STATIC_TESTS="NAME..." (a subset of the tests above).
+-l       list the tests with what each checks
+-t NAME  run NAME (may repeat; default: every test)
+-T NAME  do not run NAME (may repeat)
+
 The commands of the scripts and their packages: tests/commands.sh;
 shellcheck of the scripts: tests/shellcheck.sh.
 USAGE
 }
-parse_stage_args '' "$@"
-check_subset RXKIT_STATIC_TESTS
+parse_stage_args 'tests' "$@"
 : "${target:=$RXKIT_TARGET}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-static.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM

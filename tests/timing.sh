@@ -21,9 +21,7 @@ usage()
 	cat <<USAGE
 usage: tests/timing.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
--l       list the tests with what each checks
--t NAME  run NAME (may repeat; default: every test)
--T NAME  do not run NAME (may repeat)
+$(test_usage)
 TARGET   the target whose prepared tree the rewrite is tried on
          (default $RXKIT_TARGET); every prepared target's tree is checked
 USAGE

@@ -8,25 +8,26 @@ PROG=vsock_loopback
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 
-readonly ALL_TESTS="boot_release vsock_test_loopback vsock_diag_test_loopback vsock_uring_test_loopback"
-readonly TESTS="${RXKIT_LOOPBACK_TESTS:-$ALL_TESTS}"
+# In the manner of vmtest.sh: each test and what it checks.
+readonly TEST_NAMES="boot_release vsock_test_loopback vsock_diag_test_loopback vsock_uring_test_loopback"
+readonly TEST_DESCS="the guest boots the kernel built for TREE, its release as built:the tree's vsock_test over the loopback transport, a case a subtest:vsock_diag_test over loopback:vsock_uring_test over loopback (skipped with its reason where the tree has none)"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/vsock_loopback.sh [--tree patched|baseline] [--flavour NAME] [TARGET]
+usage: tests/vsock_loopback.sh [--tree patched|baseline] [--flavour NAME]
+       [-l] [-t NAME]... [-T NAME]... [TARGET]
 
-Boot the TREE kernel of TARGET (default: patched, $RXKIT_TARGET) and run:
-$(for t in $TESTS; do echo "  $t"; done)
+Boot the TREE kernel of TARGET (default: patched, $RXKIT_TARGET) and run
+its tests (-l lists them; -t NAME runs NAME, -T NAME leaves it out; each
+may repeat).
 Artefacts (serial logs, protocol logs, KTAP, results.json, reproducer.sh):
 \$RXKIT_OUT/TARGET/TREE/loopback/ (TREE-FLAVOUR/ for a flavour other than guest)
-Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT,
-  RXKIT_LOOPBACK_TESTS="NAME..." (a subset of the tests above).
+Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT.
 USAGE
 }
 
 guest_test_setup "$@"
-check_subset RXKIT_LOOPBACK_TESTS
 art="$(out_dir "$target")/$variant/loopback"
 rm -rf "$art"
 mkdir -p "$art"
@@ -37,7 +38,7 @@ tools_initrd "$src" "$o" "$art"
 initrd="$art/initrd.cpio.gz"
 accel=$(pick_accel "$kernel" "$initrd" "$art/accel-probe")
 printf '%s\n' "$accel" > "$art/accel"
-results_begin "$art" vsock_loopback.sh RXKIT_LOOPBACK_TESTS
+results_begin "$art" vsock_loopback.sh
 
 # run_job JOB: boot a guest for JOB; diagnostics as '# ' lines; returns
 # the KSFT code of boot + job + kernel log.

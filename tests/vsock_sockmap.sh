@@ -12,7 +12,9 @@ PROG=vsock_sockmap
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/lib/vhost_user.sh"
 
-readonly ALL_TESTS="checkpatch sockmap_loopback sockmap_virtio bpf_selftests"
+# In the manner of vmtest.sh: each test and what it checks.
+readonly TEST_NAMES="checkpatch sockmap_loopback sockmap_virtio bpf_selftests"
+readonly TEST_DESCS="scripts/checkpatch.pl --strict of tests/rxkit-sockmap.c:tests/rxkit-sockmap.c over the loopback transport, its cases as subtests (SKIP without BPF_SYSCALL):the same through the virtio device and back through rxkit-vsock uds-relay, so the receiver gets the RX worker's batches (SKIP without the daemon):the vsock cases of the kernel's own BPF selftests (test_progs, tests/data/bpf-selftests), each a subtest (SKIP without the kernel's BTF)"
 readonly GUEST_CID=3
 # sockmap_virtio: the guest's sender connects to host port RELAY_PORT;
 # rxkit-vsock uds-relay joins it to guest port RELAY_LPORT, where S is.
@@ -20,7 +22,6 @@ readonly RELAY_PORT=5300 RELAY_LPORT=5301
 # The jobs of tests/rxkit-sockmap.c: their exit code 1 is a failed case,
 # which handoff_cases judges (guest_verdict).
 readonly HARNESS_JOBS="sockmap_loopback sockmap_virtio"
-readonly TESTS="${RXKIT_SOCKMAP_TESTS:-$ALL_TESTS}"
 # The loop's size in the guest (tests/rxkit-sockmap.c; empty: its own
 # defaults, 12 rounds of 60 ms phases).
 readonly ROUNDS="${RXKIT_SOCKMAP_ROUNDS:-}"
@@ -31,26 +32,17 @@ readonly RUN_KNOWN="${RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS:-0}"
 usage()
 {
 	cat <<USAGE
-usage: tests/vsock_sockmap.sh [--tree patched|baseline] [--flavour NAME] [TARGET]
+usage: tests/vsock_sockmap.sh [--tree patched|baseline] [--flavour NAME]
+       [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 Boot the TREE kernel of TARGET (default: patched, $RXKIT_TARGET) built
 with FLAVOUR (default: guest, which has BPF_SYSCALL; bpf, which also has
-the BTF the kernel's BPF selftests need: kconfig/flavours/bpf) and run:
-  checkpatch        scripts/checkpatch.pl --strict of tests/rxkit-sockmap.c
-  sockmap_loopback  tests/rxkit-sockmap.c over the loopback transport (its
-                    cases as subtests; SKIP when the kernel has no BPF_SYSCALL)
-  sockmap_virtio    the same through the host: the sender's records go out
-                    over the virtio device (vhost-device-vsock) and come
-                    back in through rxkit-vsock uds-relay, so S gets them
-                    from the RX worker's batches (SKIP without the daemon)
-  bpf_selftests     the vsock cases of the kernel's own BPF selftests
-                    (test_progs of the tree, tests/mkbpftests; the cases:
-                    tests/data/bpf-selftests), each a subtest (SKIP
-                    without the kernel's BTF: the guest flavour)
+the BTF the kernel's BPF selftests need: kconfig/flavours/bpf) and run
+its tests (-l lists them; -t NAME runs NAME, -T NAME leaves it out; each
+may repeat).
 Artefacts (serial logs, protocol logs, KTAP, results.json, reproducer.sh):
 \$RXKIT_OUT/TARGET/TREE/sockmap/ (TREE-FLAVOUR/ for another flavour)
 Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT,
-  RXKIT_SOCKMAP_TESTS="NAME..." (a subset of the tests above),
   RXKIT_SOCKMAP_ROUNDS, RXKIT_SOCKMAP_MS (the loop's rounds and phase length),
   RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS=1 (a case failing as a known defect of
   tests/data/sockmap-defects says is a failure, not XFAIL).
@@ -58,7 +50,6 @@ USAGE
 }
 
 guest_test_setup "$@"
-check_subset RXKIT_SOCKMAP_TESTS
 for v in "$ROUNDS" "$PHASE_MS"; do
 	case "$v" in
 	*[!0-9]*) die "RXKIT_SOCKMAP_ROUNDS and RXKIT_SOCKMAP_MS must be numbers" ;;
@@ -97,8 +88,7 @@ daemon_pid= host_pid= guest_pid= qemu_pidfile= relay_pid=
 initrd="$art/initrd.cpio.gz"
 accel=$(pick_accel "$kernel" "$initrd" "$art/accel-probe")
 printf '%s\n' "$accel" > "$art/accel"
-results_begin "$art" vsock_sockmap.sh RXKIT_SOCKMAP_TESTS \
-	RXKIT_SOCKMAP_ROUNDS RXKIT_SOCKMAP_MS RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS
+results_begin "$art" vsock_sockmap.sh RXKIT_SOCKMAP_ROUNDS RXKIT_SOCKMAP_MS RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS
 
 test_checkpatch()
 {

@@ -17,25 +17,27 @@ PROG=vsock_vhost_user
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/lib/vhost_user.sh"
 
-readonly ALL_TESTS="boot_device host_to_guest host_to_guest_streams host_to_guest_shapes guest_to_host guest_to_host_64k vsock_test_host"
-readonly TESTS="${RXKIT_VHOST_USER_TESTS:-$ALL_TESTS}"
+# In the manner of vmtest.sh: each test and what it checks.
+readonly TEST_NAMES="boot_device host_to_guest host_to_guest_streams host_to_guest_shapes guest_to_host guest_to_host_64k vsock_test_host"
+readonly TEST_DESCS="the guest boots with the virtio-vsock device and its driver binds:one stream host to guest, every byte checked:four streams host to guest at once:host to guest in the write and read shapes of tests/data/h2g-shapes:one stream guest to host, every byte checked:guest to host in 64 KiB writes:the tree's vsock_test between host and guest (skipped with its reason: the backend gives the host no AF_VSOCK)"
 readonly GUEST_CID=3
-# Host-to-guest sizes: payload bytes a stream.
-readonly H2G_BYTES=${RXKIT_VHOST_USER_H2G_BYTES:-256M}
-readonly H2G_STREAM_BYTES=${RXKIT_VHOST_USER_H2G_STREAM_BYTES:-64M}
+# Host-to-guest sizes by flavour (a stream; each of four streams).
+readonly BYTES_FILE="$RXKIT_TOP/tests/data/h2g-bytes"
 # The shapes of host_to_guest_shapes (the guest job reads the same file).
 readonly SHAPES_FILE="$RXKIT_TOP/tests/data/h2g-shapes"
 # The settings of this suite, which reproducer.sh repeats.
-readonly SETTINGS="RXKIT_VHOST_USER_BACKEND RXKIT_VHOST_USER_H2G_BYTES RXKIT_VHOST_USER_H2G_STREAM_BYTES RXKIT_VHOST_USER_RUN_KNOWN_DEFECTS"
+readonly SETTINGS="RXKIT_VHOST_USER_BACKEND RXKIT_VHOST_USER_RUN_KNOWN_DEFECTS"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/vsock_vhost_user.sh [--tree patched|baseline] [--flavour NAME] [TARGET]
+usage: tests/vsock_vhost_user.sh [--tree patched|baseline] [--flavour NAME]
+       [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 Boot the TREE kernel of TARGET (default: patched, $RXKIT_TARGET) with a
-virtio-vsock device and run:
-$(for t in $TESTS; do echo "  $t"; done)
+virtio-vsock device and run its tests (-l lists them; -t NAME runs NAME,
+-T NAME leaves it out; each may repeat).  The bytes sent host to guest
+are the flavour's line of tests/data/h2g-bytes.
 Backend: the vhost-user daemon vhost-device-vsock
 (tests/vhost-user-backend --install); with /dev/vhost-vsock and
 RXKIT_VHOST_USER_BACKEND=auto, all SKIP (the kernel's vhost-vsock is
@@ -44,18 +46,20 @@ Artefacts: \$RXKIT_OUT/TARGET/TREE/virtio-vhost-user/ (serial, protocol,
 daemon and host-side logs, KTAP, results.json, reproducer.sh).
 Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT,
   RXKIT_VHOST_USER_BACKEND=auto|vhost-user (vhost-user: use the daemon
-  even where /dev/vhost-vsock exists), RXKIT_VHOST_USER_H2G_BYTES (default
-  256M), RXKIT_VHOST_USER_H2G_STREAM_BYTES (default 64M, four streams),
+  even where /dev/vhost-vsock exists),
   RXKIT_VHOST_USER_RUN_KNOWN_DEFECTS=1 (run the tests the backend is known
   not to carry, tests/data/backend-defects, instead of skipping them; their
-  real result is reported),
-  RXKIT_VHOST_USER_TESTS="NAME..." (a subset of the tests above).
+  real result is reported).
 USAGE
 }
 
 guest_test_setup "$@"
-check_subset RXKIT_VHOST_USER_TESTS
 [ -f "$SHAPES_FILE" ] || die "$SHAPES_FILE missing"
+[ -f "$BYTES_FILE" ] || die "$BYTES_FILE missing"
+# shellcheck disable=SC2046 # the two sizes of the flavour's line
+set -- $(awk -v f="$flavour" '!/^#/ && NF == 3 && ($1 == f || $1 == "*") { print $2, $3; exit }' "$BYTES_FILE")
+[ $# -eq 2 ] || die "$BYTES_FILE has no line for flavour $flavour nor '*'"
+readonly H2G_BYTES=$1 H2G_STREAM_BYTES=$2
 need gcc gcc
 need cpio cpio
 need gzip gzip
@@ -77,7 +81,7 @@ else
 fi
 printf '%s\n' "$accel" > "$art/accel"
 # shellcheck disable=SC2086
-results_begin "$art" vsock_vhost_user.sh RXKIT_VHOST_USER_TESTS $SETTINGS
+results_begin "$art" vsock_vhost_user.sh $SETTINGS
 
 # Unix sockets (daemon control socket, uds_path) live in a short private
 # folder: sun_path holds 108 bytes.

@@ -5,14 +5,15 @@
 # shellcheck disable=SC2034,SC2154 # the variables are the suite's
 
 # guest_test_setup "$@": the command line shared by the guest test scripts,
-# [--tree patched|baseline] [--flavour NAME] [TARGET] (parse_stage_args of
-# ci/lib.sh; the caller defines usage()).  Sets tree, flavour, target,
+# [--tree patched|baseline] [--flavour NAME] [-l] [-t NAME]... [-T NAME]...
+# [TARGET] (parse_stage_args of ci/lib/args.sh; the caller defines usage(),
+# TEST_NAMES and TEST_DESCS; TESTS is what -t and -T chose).  Sets tree, flavour, target,
 # suffix (release mark), src, o, kernel, release and variant (artefact
 # folder: TREE, or TREE-FLAVOUR for a flavour other than guest), and checks
 # that the kernel is built.
 guest_test_setup()
 {
-	parse_stage_args 'tree=patched flavour=guest' "$@"
+	parse_stage_args 'tree=patched flavour=guest tests' "$@"
 	: "${target:=$RXKIT_TARGET}"
 	load_base "$target"
 	case "$tree" in

@@ -48,58 +48,41 @@ diag()
 	return "$rc"
 }
 
-# check_subset VAR: every name in $TESTS (a subset the user set in VAR) is
-# one of $ALL_TESTS, or die naming VAR.
-check_subset()
-{
-	local t=
-	for t in $TESTS; do
-		case " $ALL_TESTS " in
-		*" $t "*) ;;
-		*) die "unknown test '$t' in $1 (known: $ALL_TESTS)" ;;
-		esac
-	done
-}
-
-# list_tests: each of $TEST_NAMES with its line of $TEST_DESCS (one a
-# name, separated by ':'), as the vmtest.sh usage prints them.
-list_tests()
-{
-	local i=1 n=
-	for n in $TEST_NAMES; do
-		printf '%-18s %s\n' "$n" "$(printf '%s\n' "$TEST_DESCS" | cut -d: -f"$i")"
-		i=$((i + 1))
-	done
-}
-
-# suite_options ARG...: a suite's -h, -l, -t NAME and -T NAME, as the
-# kselftest harness takes them; sets TESTS (the tests to run, in the
-# order of $TEST_NAMES) and SUITE_SHIFT (how many arguments it took: the
-# suite shifts them).  The suite's usage() prints its help.
+# suite_options ARG...: the -h, -l, -t NAME and -T NAME of a suite that
+# takes no other option (test_choice, ci/lib/args.sh); sets TESTS and
+# SUITE_SHIFT, how many arguments it took (the suite shifts them).  The
+# suite's usage() prints its help.
 suite_options()
 {
-	local only= skip= n=
-	SUITE_SHIFT=0
+	local n=
+	SUITE_SHIFT=0 TESTS_ONLY= TESTS_SKIP=
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		-h|--help) usage; exit 0 ;;
-		-l) list_tests; exit 0 ;;
-		-t|-T)
-			[ $# -ge 2 ] || die "$1 needs a test name; run: tests/$PROG -l"
-			case " $TEST_NAMES " in
-			*" $2 "*) ;;
-			*) die "unknown test '$2'; run: tests/$PROG -l" ;;
-			esac
-			if [ "$1" = -t ]; then only="$only $2"; else skip="$skip $2"; fi
-			shift 2; SUITE_SHIFT=$((SUITE_SHIFT + 2)) ;;
+		-l|-t|-T) n=0; test_choice "$@" || n=$?; shift "$n"; SUITE_SHIFT=$((SUITE_SHIFT + n)) ;;
 		-*) usage >&2; die "unknown option '$1'" ;;
 		*) break ;;
 		esac
 	done
-	TESTS=
-	for n in ${only:-$TEST_NAMES}; do
-		case " $skip " in *" $n "*) ;; *) TESTS="$TESTS $n" ;; esac
-	done
+	tests_chosen
+}
+
+# suite_alone ARG...: suite_options for a suite that takes its options
+# alone; an argument besides them is refused.
+suite_alone()
+{
+	suite_options "$@"
+	[ $# -eq "$SUITE_SHIFT" ] || { usage >&2; die "no argument is taken"; }
+}
+
+# test_usage: the lines of -l, -t and -T in a suite's usage().
+test_usage()
+{
+	cat <<'OPTIONS'
+-l       list the tests with what each checks
+-t NAME  run NAME (may repeat; default: every test)
+-T NAME  do not run NAME (may repeat)
+OPTIONS
 }
 
 # run_tests NAME...: run test_NAME for each, in KTAP; a test prints its own
@@ -120,7 +103,7 @@ run_tests()
 		ktap_result "$rt_rc" "$rt_name" "$SKIP_REASON"
 		[ -z "${RESULTS_TSV:-}" ] ||
 			printf '%s\t%s\t%s\t%s\n' "$rt_name" "$rt_rc" \
-				"$(( $(date +%s) - rt_t0 ))" "$SKIP_REASON" >> "$RESULTS_TSV"
+				"$(( $(date +%s) - rt_t0 ))" "$(printf '%s' "$SKIP_REASON" | tr '\n' ' ')" >> "$RESULTS_TSV"
 	done
 	ktap_finish
 }
