@@ -10,7 +10,7 @@ PROG=commands
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="commands_packaged settings_documented"
-readonly TEST_DESCS="every command the kit's scripts, makefiles and RPM spec run is a builtin, a function or executable of the kit, in a package ci/deps installs or a clean Debian has, or in tests/commands.ignore with its reason:every RXKIT_ name the kit's code reads is named in README.md's Settings, and every name there is read"
+readonly TEST_DESCS="every command the kit's scripts, makefiles and RPM spec run is a builtin, a function or executable of the kit, in a package ci/deps installs or a clean Debian has, or in tests/commands.ignore with its reason:every RXKIT_ name the kit's code reads is named in doc/settings.md, and every name there is read"
 
 usage()
 {
@@ -256,22 +256,22 @@ test_commands_packaged()
 }
 
 # settings_documented: the RXKIT_ names of the kit's files (not its docs,
-# history, fixtures or patches) against those README.md's Settings
-# section names (its table and its list of the kit's own).
+# history, fixtures or patches) against those doc/settings.md names (its
+# table and its list of the kit's own).
 test_settings_documented()
 {
 	local rc="$KSFT_PASS" n=
 	kit_files | grep -v '\.md$\|^CHANGELOG$\|^tests/fixtures/\|^patches/\|\.patch$' > "$work/set.files"
 	(cd "$RXKIT_TOP" && xargs grep -ho 'RXKIT_[A-Z0-9_]*[A-Z0-9]' < "$work/set.files") |
 		sort -u > "$work/set.read"
-	sed -n '/^## Settings$/,/^## [^S]/p' "$RXKIT_TOP/README.md" | grep -o '`RXKIT_[A-Z0-9_]*`' |
+	grep -o '`RXKIT_[A-Z0-9_]*`' "$RXKIT_TOP/doc/settings.md" |
 		tr -d '`' | sort -u > "$work/set.doc"
 	for n in $(comm -23 "$work/set.read" "$work/set.doc"); do
-		echo "# $n: read by $(cd "$RXKIT_TOP" && xargs grep -l "$n" < "$work/set.files" | head -n 3 | tr '\n' ' ')but not in README.md's Settings"
+		echo "# $n: read by $(cd "$RXKIT_TOP" && xargs grep -l "$n" < "$work/set.files" | head -n 3 | tr '\n' ' ')but not in doc/settings.md"
 		rc=$KSFT_FAIL
 	done
 	for n in $(comm -13 "$work/set.read" "$work/set.doc"); do
-		echo "# $n: in README.md's Settings, but no file of the kit reads it"
+		echo "# $n: in doc/settings.md, but no file of the kit reads it"
 		rc=$KSFT_FAIL
 	done
 	[ "$(wc -l < "$work/set.read")" -gt 20 ] || { echo "# only $(wc -l < "$work/set.read") names read: the scan found nothing"; rc=$KSFT_FAIL; }
