@@ -42,7 +42,7 @@ STAGES := $(tier.$(TIER).$(TARGET)) $(foreach t,$(OTHERS),$(others.$(TIER).$(t))
 
 # The benchmark's patched state: the posting's patches 1 to PATCHES.
 bench_opts = $(if $(PATCHES),--patches $(PATCHES))
-debug_why := the debug flavour is a full compile of its own (40 min cold on 2 cores): make check-full or make debug
+debug_why := the debug flavour is a full compile of its own (ci/stage-times.ref: build-T-debug): make check-full or make debug
 
 # $(call stage,NAME,NEEDS,COMMAND[,AFTER])
 define stage

@@ -21,8 +21,7 @@ flavour_file()
 # kernel release after the tree's mark), rpm (a suffix of the RPM package
 # name), ccache (a ccache folder of its own under the cache, and its size:
 # NAME:SIZE), pkgtmp (disk: the package builds stage on disk, not in
-# /dev/shm), estimate (the build time ci/build states before its first
-# build of the flavour).
+# /dev/shm).
 flavour_key()
 {
 	sed -n "s/^$2=//p" "$1" | tail -n 1
