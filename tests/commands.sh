@@ -256,12 +256,16 @@ test_commands_packaged()
 }
 
 # settings_documented: the RXKIT_ names of the kit's files (not its docs,
-# history, fixtures or patches) against those doc/settings.md names (its
-# table and its list of the kit's own).
+# history, fixtures or patches) and of RXKIT_COMMANDS_EXTRA against those
+# doc/settings.md names (its table and its list of the kit's own).
 test_settings_documented()
 {
 	local rc="$KSFT_PASS" n=
-	kit_files | grep -v '\.md$\|^CHANGELOG$\|^tests/fixtures/\|^patches/\|\.patch$' > "$work/set.files"
+	{
+		kit_files | grep -v '\.md$\|^CHANGELOG$\|^tests/fixtures/\|^patches/\|\.patch$'
+		# shellcheck disable=SC2086 # absolute paths, one a word
+		[ -z "${RXKIT_COMMANDS_EXTRA:-}" ] || printf '%s\n' ${RXKIT_COMMANDS_EXTRA}
+	} > "$work/set.files"
 	(cd "$RXKIT_TOP" && xargs grep -ho 'RXKIT_[A-Z0-9_]*[A-Z0-9]' < "$work/set.files") |
 		sort -u > "$work/set.read"
 	grep -o '`RXKIT_[A-Z0-9_]*`' "$RXKIT_TOP/doc/settings.md" |

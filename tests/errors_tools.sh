@@ -160,7 +160,9 @@ test_summary_stale()
 # fail it too.
 test_commands_unpackaged()
 {
-	local c="$work/cmds" rc=0
+	local c="$work/cmds" rc=0 knob=
+	# A setting no file names: made here, so that this file does not.
+	knob=$(echo rxkit_not_a_setting | tr a-z A-Z)
 	command -v rsync >/dev/null 2>&1 ||
 		{ SKIP_REASON="rsync not installed (make deps)"; return "$KSFT_SKIP"; }
 	case "$(dpkg-query -W -f='${Priority}' rsync 2>/dev/null)" in
@@ -168,7 +170,7 @@ test_commands_unpackaged()
 	esac
 	mkdir -p "$c"
 	# shellcheck disable=SC2016 # the script's own $1 and $2
-	printf '#!/bin/sh\nrsync -a "$1/" "$2/"\nrxkit-no-such-tool --version\n' > "$c/inject.sh"
+	printf '#!/bin/sh\nrsync -a "$1/" "$2/"\nrxkit-no-such-tool --version\n: "${%s:-}"\n' "$knob" > "$c/inject.sh"
 	"$RXKIT_TOP/ci/deps" --list | grep -v '^rsync ' > "$c/deps"
 	{ cat "$RXKIT_TOP/tests/commands.ignore"; echo 'rxkit-gone-tool stale on purpose'; } \
 		> "$c/ignore"
@@ -186,6 +188,9 @@ test_commands_unpackaged()
 		{ echo "# rsync and its package not named"; return "$KSFT_FAIL"; }
 	expect_in "$work/cmds.ktap" "^# not ok: rxkit-no-such-tool: not a command on this machine (run by $c/inject.sh)" "the unknown command not reported" || return "$KSFT_FAIL"
 	expect_in "$work/cmds.ktap" "stale entry 'rxkit-gone-tool'" "the stale ignore entry not reported" || return "$KSFT_FAIL"
+	expect_in "$work/cmds.ktap" "^# $knob: read by $c/inject.sh but not in doc/settings.md" \
+		"a setting doc/settings.md does not name not reported" || return "$KSFT_FAIL"
+	expect_in "$work/cmds.ktap" '^not ok 2 settings_documented$' "settings_documented passed" || return "$KSFT_FAIL"
 	# With ci/deps as it is, rsync is allowed.
 	RXKIT_COMMANDS_EXTRA="$c/inject.sh" \
 		"$RXKIT_TOP/tests/commands.sh" > "$work/cmds2.ktap" 2>&1 || :
