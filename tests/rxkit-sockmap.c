@@ -59,7 +59,7 @@
  * (check_stream()); the side rule then holds for each piece of a record,
  * up to the read that brought the piece's last byte.
  *
- * The partial head (issue 14): S's head skb partly read before the verdict
+ * The partial head: S's head skb partly read before the verdict
  * first sees S.  rx_bytes must then drop by the unread part only
  * (upstream a463f55c791b, vsock/virtio: account only unread bytes in
  * read_skb()): SIOCINQ never exceeds the bytes not yet read, and the

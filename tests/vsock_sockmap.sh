@@ -3,7 +3,7 @@
 # tests/vsock_sockmap.sh: a vsock stream socket handed to a BPF sockmap and
 # back while records flow, over the loopback transport and through the
 # host's virtio device in a QEMU guest of a kit-built kernel
-# (tests/rxkit-sockmap.c: issue 14's hand-off test), and the vsock cases
+# (tests/rxkit-sockmap.c: the sockmap hand-off test), and the vsock cases
 # of the kernel's own BPF selftests.
 # KTAP on stdout; exit 0 (all passed or skipped), 1 (a failure).
 set -eu
