@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # ci/lib/gitlab.awk: the jobs of .gitlab-ci.yml from the stage records of
 # ci/lib/stage-lines.awk (stdin), one job a stage: its GitLab stage
-# (STAGEMAP: ci/gitlab.stages), needs (its NEEDS and AFTER), timeout
+# (STAGEMAP: ci/stagegen --gitlab-stages), needs (its NEEDS and AFTER), timeout
 # (three times the longest the stage took on any target in TIMESFILE, 10
 # minutes at least, BUDGET seconds at most), the ci/stage command make runs,
 # its artefacts, the ccache of a build and the source archives of a
@@ -15,7 +15,8 @@ function fail(msg) {
 	exit 1
 }
 
-# glob(PATTERN): a shell pattern of ci/gitlab.stages as an anchored regex.
+# glob(PATTERN): a stage name or shell pattern of STAGEMAP as an anchored
+# regex.
 function glob(p) {
 	gsub(/\./, "\\.", p)
 	gsub(/\*/, ".*", p)
@@ -27,7 +28,7 @@ function gstage(name,   i) {
 	for (i = 1; i <= nmap; i++)
 		if (name ~ mre[i])
 			return mstage[i]
-	fail("ci/gitlab.stages: no line matches stage " name)
+	fail(STAGEMAP ": no line matches stage " name " (ci/stage-table: its Gitlab)")
 }
 
 # q(S): S as a single-quoted YAML scalar.

@@ -13,7 +13,9 @@ TABLE = "ci/stage-table"
 TIERS = ("run", "check", "check-full")
 FIELDS = {"Stage", "Trees", "When", "If", "Needs", "After", "Last", "Tiers",
           "Others", "Groups", "Groups-unless-PATCHES", "Full", "Nice",
-          "Command", "Does", "Consumes", "Produces", "Group", "Help", "Before"}
+          "Command", "Does", "Consumes", "Produces", "Gitlab", "Group", "Help", "Before"}
+# The stages of .gitlab-ci.yml a row's Gitlab may name.
+GITLAB_STAGES = ("fetch", "prepare", "build", "test", "package", "verdict", ".post")
 # The top-level keywords of .gitlab-ci.yml: a job of that name is none.
 GITLAB_WORDS = {"stages", "variables", "default", "workflow", "include", "image",
                 "services", "cache", "before_script", "after_script", "pages"}
@@ -176,6 +178,9 @@ def check_rows(rows):
                     die("%s:%d: unknown tier '%s'" % (TABLE, r["_line"], w),
                         "use one of " + " ".join(TIERS))
             key = r["Stage"]
+            if r.get("Gitlab", "test") not in GITLAB_STAGES:
+                die("%s:%d: stage %s: unknown GitLab stage '%s'" % (TABLE, r["_line"], key, r["Gitlab"]),
+                    "use one of " + " ".join(GITLAB_STAGES))
             if key in GITLAB_WORDS:
                 die("%s:%d: stage %s: a GitLab keyword, so no job name" % (TABLE, r["_line"], key),
                     "name it for what it checks")
