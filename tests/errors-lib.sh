@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 # Shared by the error-path suites (tests/errors_*.sh, each a stage): the
-# command line, the private work folder and cache, and the checks of a
-# failure.  Sourced after tests/lib.sh by a suite that has set TEST_NAMES,
-# TEST_DESCS and usage().
+# command line, the private work folder and cache, the checks of a failure
+# and the self-made inputs of the tests (stand-in trees, a series, a
+# results.json).  Sourced after tests/lib.sh by a suite that has set
+# TEST_NAMES, TEST_DESCS and usage().
 
 # errors_setup [-l] [-t NAME]... [-T NAME]... [TARGET]: the suite's command
 # line (parse_stage_args 'tests': -h its usage, -l its tests, -t and -T the
@@ -66,4 +67,44 @@ fake_tarball()
 		> "$d/linux-7.3.$1/Makefile"
 	seq 1 40 | sed 's/^/line /' > "$d/linux-7.3.$1/net/file.c"
 	tar -C "$d" -cJf "$2" "linux-7.3.$1"
+}
+
+# series_of NAME SEDEXPR: a one-patch series against the fake tree's file.c.
+series_of()
+{
+	local s="$work/series.$1"
+	mkdir -p "$s/a/net" "$s/b/net"
+	cp "$cache/src/7.3/pristine/net/file.c" "$s/a/net/file.c"
+	sed "$2" "$s/a/net/file.c" > "$s/b/net/file.c"
+	(cd "$s" && diff -u a/net/file.c b/net/file.c > 0001-test.patch) || true
+	echo 0001-test.patch > "$s/series"
+	printf '%s\n' "$s"
+}
+
+# fake_61 SUBLEVEL FILE [PATH...]: FILE, a tiny stand-in tree 6.1.SUBLEVEL:
+# the Makefile and the named files of the tree, each a one-line stub.
+fake_61()
+{
+	local d="$work/mk61.$1" t="linux-6.1.$1" out="$2" f=
+	rm -rf "$d"
+	mkdir -p "$d/$t"
+	printf 'VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = %s\nEXTRAVERSION =\n' "$1" > "$d/$t/Makefile"
+	shift 2
+	for f in "$@"; do
+		mkdir -p "$d/$t/${f%/*}"
+		echo "/* stand-in of $f */" > "$d/$t/$f"
+	done
+	tar -C "$d" -cJf "$out" "$t"
+}
+
+# ab_json FILE CASE-ONE CASE-TWO: the results.json of a suite "s" whose
+# tests boot and job pass, job with the cases "case one", "case (two)"
+# (their statuses, and a skip reason or "") and "case three" (skipped).
+ab_json()
+{
+	local c1="{\"name\": \"case one\", $2}" c2="{\"name\": \"case (two)\", $3}"
+	printf '{"suite": "s", "tests": [%s, %s%s, %s, %s]}]}\n' \
+		'{"name": "boot", "status": "pass", "seconds": 1}' \
+		'{"name": "job", "status": "pass", "seconds": 1, "cases": [' "$c1" "$c2" \
+		'{"name": "case three", "status": "skip", "reason": "reason"}' > "$1"
 }

@@ -5,9 +5,8 @@
 # commands check an unpackaged command, the clean-root test the package a
 # failed stage lacked, ci/gitlab a pipeline that is not the stage graph,
 # tests/mkbpftests a kernel it cannot build the BPF selftests for, ci/repo
-# a flavour it has no packages of (and one format alone).  Each
-# runs on self-made input in a private folder;
-# KTAP on stdout.
+# a flavour it has no packages of (and one format alone).  Each runs on
+# self-made input in a private folder; KTAP on stdout.
 set -eu
 PROG=errors_tools
 . "$(dirname "$0")/../ci/lib.sh"
@@ -40,18 +39,6 @@ default $RXKIT_TARGET: the kernel summary_stale dates results against).
 USAGE
 }
 errors_setup "$@"
-
-# ab_json FILE CASE-ONE CASE-TWO: the results.json of a suite "s" whose
-# tests boot and job pass, job with the cases "case one", "case (two)"
-# (their statuses, and a skip reason or "") and "case three" (skipped).
-ab_json()
-{
-	local c1="{\"name\": \"case one\", $2}" c2="{\"name\": \"case (two)\", $3}"
-	printf '{"suite": "s", "tests": [%s, %s%s, %s, %s]}]}\n' \
-		'{"name": "boot", "status": "pass", "seconds": 1}' \
-		'{"name": "job", "status": "pass", "seconds": 1, "cases": [' "$c1" "$c2" \
-		'{"name": "case three", "status": "skip", "reason": "reason"}' > "$1"
-}
 
 # tests/ab-verdict: a case that passes on baseline and fails, skips or is
 # missing patched is a regression, but for a listed known defect's (xfail:

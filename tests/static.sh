@@ -7,6 +7,7 @@ PROG=static
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/static-lib.sh"
+. "$RXKIT_TOP/tests/static-trees-lib.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record matrix_current skip_lists case_parser shell_syntax"
@@ -41,52 +42,6 @@ parse_stage_args 'tests' "$@"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-static.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 up="$RXKIT_TOP/patches/upstream"
-
-# case_names PROG.c: the test_cases[] names of a kernel vsock test program,
-# "ID NAME" (ids from 0, as --list prints them).
-case_names()
-{
-	awk '/test_cases\[\] = \{/ { f = 1; next } f && /^};/ { f = 0 }
-		f && /\.name = "/ { s = $0; sub(/.*\.name = "/, "", s); sub(/",?[ \t]*$/, "", s)
-			print n++ " " s }' "$1"
-}
-
-# skip_names FILE: each entry's id and the case name its reason quotes must
-# be that case in the tree of every target the file applies to (its own,
-# or all), where the tree is prepared.
-skip_names()
-{
-	local sb="${1##*/}" prog= ts= rc=0 t= c= id= rest= q= n=
-	prog=$(echo "${sb%%.*}" | sed 's/_\(loopback\|vm_client\|vm_server\)$//')
-	ts=$(echo "$sb" | cut -s -d. -f2-3 | sed 's/\.[a-z]*$//')
-	[ -n "$ts" ] || ts=$(known_targets)
-	for t in $ts; do
-		c="$(src_root "$t")/patched/tools/testing/vsock/$prog.c"
-		if [ ! -f "$c" ]; then
-			echo "# $sb: names not checked against $t: no tree (ci/prepare $t)"
-			continue
-		fi
-		case_names "$c" > "$work/names"
-		grep -v '^#' "$1" | grep '[^ ]' | while read -r id rest; do
-			q=$(printf '%s\n' "$rest" | sed -n 's/^"\([^"]*\)".*/\1/p')
-			n=$(sed -n "s/^$id //p" "$work/names")
-			if [ -z "$q" ]; then
-				echo "# $sb: entry $id does not quote its case name (\"$n\" in $t)"
-				echo bad
-			elif [ "$q" != "$n" ]; then
-				echo "# $sb: entry $id quotes \"$q\", but id $id of $prog in $t is \"${n:-no such case}\""
-				echo bad
-			fi
-		done > "$work/names.out"
-		grep -v '^bad$' "$work/names.out" || true
-		if grep -qx bad "$work/names.out"; then
-			rc=1
-		else
-			echo "# $sb: ids and names match $prog.c of $t ($(wc -l < "$work/names") cases)"
-		fi
-	done
-	return "$rc"
-}
 
 # Every skip-list entry (tests/guest/skip/JOB[.TARGET]) is a test id and a
 # reason that starts with the case's quoted name, names a job the kit has,
@@ -201,37 +156,6 @@ upstream_applied()
 			{ echo "# git apply ${p##*/} failed:"; sed 's/^/#   /' "$work/eq.log"; return 1; }
 	done
 	touch "$work/eq.done"
-}
-
-# refuse_ok DIR: the entries of DIR/refuse (ci/lib.sh refuse_tree) are a
-# path in the tree and a reason; no patch of the series touches the path
-# (the series was written for trees without it), and the fetched base of
-# the target lacks it (else ci/prepare refuses the kit's own base).
-refuse_ok()
-{
-	local t=${1##*/} f= why= pr= bad=0 n=0
-	pr="$(src_root "$t")/pristine"
-	while IFS='	' read -r f why; do
-		case "$f" in
-		''|'#'*) continue ;;
-		/*|*..*|*' '*) echo "# $1/refuse: '$f' is not a path in a tree"; bad=1; continue ;;
-		esac
-		n=$((n + 1))
-		[ -n "$why" ] || { echo "# $1/refuse: $f has no reason"; bad=1; }
-		if awk -v f="$f" '($1 == "+++" && $2 == "b/" f) || ($1 == "---" && $2 == "a/" f) \
-			{ found = 1 } END { exit !found }' "$1"/*.patch; then
-			echo "# $1/refuse: $f, but a patch of the series changes it"
-			bad=1
-		fi
-		if [ ! -d "$pr" ]; then
-			echo "# $1/refuse: $f not checked against the base: $t not fetched"
-		elif [ -e "$pr/$f" ]; then
-			echo "# $1/refuse: Linux $(fetched_version "$t"), the fetched base, has $f: ci/prepare $t refuses it"
-			bad=1
-		fi
-	done < "$1/refuse"
-	echo "# $1/refuse: $n entries"
-	return "$bad"
 }
 
 # Every series names existing files and every file is named.  A patch of
