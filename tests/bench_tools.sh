@@ -25,7 +25,7 @@ the slow reader marks its progress and sleeps in its slow phase alone, the sende
 rx -C counts CPU 0's cycles where a counter exists and says why not where none does:\
 ping-pong checks every echo and reports count, mean, median and p99:\
 the TCG plugin (tests/mkplugin) counts each vCPU's instructions between marks, and QEMU given it without arguments does not start:\
-tests/bench/*.c, tests/rxkit-vsock.c and tests/rxkit-sockmap.c are checkpatch --strict clean"
+tests/bench/*.c, tests/rxkit-vsock.c and tests/sockmap/*.[ch] are checkpatch --strict clean"
 readonly FIX="$RXKIT_TOP/tests/fixtures/bench-stats"
 
 usage()
@@ -35,7 +35,7 @@ usage: tests/bench_tools.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 The tools of the benchmark suite.  checkpatch is TARGET's (default:
 $RXKIT_TARGET; ci/fetch must have fetched it): scripts/checkpatch.pl
---strict of tests/bench/*.c, tests/rxkit-vsock.c and tests/rxkit-sockmap.c.
+--strict of tests/bench/*.c, tests/rxkit-vsock.c and tests/sockmap/*.[ch].
 
 -l       list the tests with what each checks
 -t NAME  run NAME (may repeat; default: every test; those of rxkit-stats
@@ -327,7 +327,7 @@ test_checkpatch()
 	[ -f "$cp" ] || { SKIP_REASON="no fetched $target tree for checkpatch.pl (ci/fetch $target)"; return "$KSFT_SKIP"; }
 	need perl perl
 	for f in "$RXKIT_TOP"/tests/bench/*.c "$RXKIT_TOP/tests/rxkit-vsock.c" \
-		"$RXKIT_TOP/tests/rxkit-sockmap.c"; do
+		"$RXKIT_TOP"/tests/sockmap/*.[ch]; do
 		if perl "$cp" --strict --no-tree --no-summary --quiet -f "$f" > "$work/cp" 2>&1; then
 			echo "# ${f#"$RXKIT_TOP"/}: clean"
 		else

@@ -3,7 +3,7 @@
 # tests/vsock_sockmap.sh: a vsock stream socket handed to a BPF sockmap and
 # back while records flow, over the loopback transport and through the
 # host's virtio device in a QEMU guest of a kit-built kernel
-# (tests/rxkit-sockmap.c: the sockmap hand-off test), and the vsock cases
+# (tests/sockmap/rxkit-sockmap.c: the sockmap hand-off test), and the vsock cases
 # of the kernel's own BPF selftests.
 # KTAP on stdout; exit 0 (all passed or skipped), 1 (a failure).
 set -eu
@@ -14,15 +14,15 @@ PROG=vsock_sockmap
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="checkpatch sockmap_loopback sockmap_virtio bpf_selftests"
-readonly TEST_DESCS="scripts/checkpatch.pl --strict of tests/rxkit-sockmap.c:tests/rxkit-sockmap.c over the loopback transport, its cases as subtests (SKIP without BPF_SYSCALL):the same through the virtio device and back through rxkit-vsock uds-relay, so the receiver gets the RX worker's batches (SKIP without the daemon):the vsock cases of the kernel's own BPF selftests (test_progs, tests/data/bpf-selftests), each a subtest (SKIP without the kernel's BTF)"
+readonly TEST_DESCS="scripts/checkpatch.pl --strict of tests/sockmap/*.[ch]:tests/sockmap/rxkit-sockmap.c over the loopback transport, its cases as subtests (SKIP without BPF_SYSCALL):the same through the virtio device and back through rxkit-vsock uds-relay, so the receiver gets the RX worker's batches (SKIP without the daemon):the vsock cases of the kernel's own BPF selftests (test_progs, tests/data/bpf-selftests), each a subtest (SKIP without the kernel's BTF)"
 readonly GUEST_CID=3
 # sockmap_virtio: the guest's sender connects to host port RELAY_PORT;
 # rxkit-vsock uds-relay joins it to guest port RELAY_LPORT, where S is.
 readonly RELAY_PORT=5300 RELAY_LPORT=5301
-# The jobs of tests/rxkit-sockmap.c: their exit code 1 is a failed case,
+# The jobs of tests/sockmap/rxkit-sockmap.c: their exit code 1 is a failed case,
 # which handoff_cases judges (guest_verdict).
 readonly HARNESS_JOBS="sockmap_loopback sockmap_virtio"
-# The loop's size in the guest (tests/rxkit-sockmap.c; empty: its own
+# The loop's size in the guest (tests/sockmap/rxkit-sockmap.c; empty: its own
 # defaults, 12 rounds of 60 ms phases).
 readonly ROUNDS="${RXKIT_SOCKMAP_ROUNDS:-}"
 readonly PHASE_MS="${RXKIT_SOCKMAP_MS:-}"
@@ -81,7 +81,7 @@ case " $TESTS " in
 		bpf_failed="tests/mkbpftests failed: $(tail -n 1 "$art/bpf-build.log")"
 	fi ;;
 esac
-tools_initrd "$src" "$o" "$art" rxkit-sockmap
+tools_initrd "$src" "$o" "$art" sockmap/rxkit-sockmap
 detect_backend
 run=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-sm.XXXXXX")
 daemon_pid= host_pid= guest_pid= qemu_pidfile= relay_pid=
@@ -97,8 +97,8 @@ test_checkpatch()
 	[ -f "$cp" ] || cp="$src/scripts/checkpatch.pl"
 	need perl perl
 	if perl "$cp" --strict --no-tree --no-summary --quiet \
-		-f "$RXKIT_TOP/tests/rxkit-sockmap.c" > "$art/checkpatch.log" 2>&1; then
-		echo "# tests/rxkit-sockmap.c: checkpatch --strict clean ($target's)"
+		-f "$RXKIT_TOP"/tests/sockmap/*.[ch] > "$art/checkpatch.log" 2>&1; then
+		echo "# tests/sockmap/*.[ch]: checkpatch --strict clean ($target's)"
 		return "$KSFT_PASS"
 	fi
 	sed 's/^/# /' "$art/checkpatch.log"

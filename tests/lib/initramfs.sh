@@ -38,14 +38,16 @@ ensure_initramfs()
 # against O's UAPI headers) as a second cpio archive: /rxkit/rxkit-vsock,
 # with whatever else the caller put under ART/tools/rxkit/ (e.g. skip/JOB,
 # which replaces the kit initramfs's list).  The same binary serves the
-# host side: ART/tools/rxkit/rxkit-vsock.  Each TOOL (e.g. rxkit-sockmap)
-# is tests/TOOL.c, built the same way, with the tree's kselftest harness
-# (SRC/tools/testing/selftests) and threads: /rxkit/TOOL.
+# host side: ART/tools/rxkit/rxkit-vsock.  Each TOOL (e.g.
+# sockmap/rxkit-sockmap) is a program of tests/DIR/Makefile, built the
+# same way, with the tree's kselftest harness (SRC/tools/testing/selftests):
+# /rxkit/NAME.
 tools_initrd()
 {
 	local src="$1" o="$2" art="$3" base= tool=
 	shift 3
 	need gcc gcc
+	need make make
 	need cpio cpio
 	need gzip gzip
 	base=$(ensure_initramfs "$src" "$o") || return 1
@@ -56,11 +58,11 @@ tools_initrd()
 		die "building tests/rxkit-vsock.c failed"
 	}
 	for tool in "$@"; do
-		gcc -static -O2 -Wall -I"$o/usr/include" -I"$src/tools/testing/selftests" \
-			-pthread -o "$art/tools/rxkit/$tool" "$RXKIT_TOP/tests/$tool.c" \
-			>> "$art/tools/build.log" 2>&1 || {
+		make -s -C "$RXKIT_TOP/tests/${tool%/*}" OUTPUT="$art/tools/rxkit" \
+			UAPI="$o/usr/include" SELFTESTS="$src/tools/testing/selftests" \
+			"$art/tools/rxkit/${tool##*/}" >> "$art/tools/build.log" 2>&1 || {
 			cat "$art/tools/build.log" >&2
-			die "building tests/$tool.c failed"
+			die "building ${tool##*/} (tests/${tool%/*}/Makefile) failed"
 		}
 	done
 	(cd "$art/tools" && find rxkit | LC_ALL=C sort |
