@@ -3,9 +3,8 @@
 # The cases of the kernel's vsock test programs, of its BPF selftests'
 # test_progs and of the kit's harness tests: their output as KTAP
 # subtests, the per-job skip lists (tests/guest/skip/), the known defects
-# of a backend (tests/data/backend-defects) that skip a test and the
-# known kernel defects a sockmap case fails as (tests/data/sockmap-defects:
-# XFAIL).
+# of a backend (tests/data/backend-defects) that skip a test (the known
+# kernel defects a sockmap case fails as: tests/lib/known.sh).
 # Sourced by tests/lib.sh.
 
 readonly BACKEND_DEFECTS="$RXKIT_TOP/tests/data/backend-defects"
@@ -195,8 +194,6 @@ backend_defect()
 	done < "$BACKEND_DEFECTS"
 }
 
-readonly SOCKMAP_DEFECTS="$RXKIT_TOP/tests/data/sockmap-defects"
-
 # ktap_from_harness LOG: the kselftest harness's KTAP in a job's output as
 # indented subtests (its plan, results and diagnostics).
 ktap_from_harness()
@@ -226,90 +223,5 @@ ktap_from_test_progs()
 			print "    1.." n+0
 			for (i = 1; i <= n; i++)
 				print line[i]
-		}'
-}
-
-# known_defects LOG KTAP TREE TARGET [LIST]: KTAP (a job's cases,
-# ktap_from_harness) with each case that failed as the known defects of
-# LIST (default tests/data/sockmap-defects) for TREE of TARGET (a TREES
-# item TREE, or TREE@TARGET) say made "ok N CASE # XFAIL REASONS":
-# the case printed a "# not as written:" line in LOG (the harness's output)
-# and every such line matches the SIGNATURE of an entry whose CASES the
-# case's name matches (REASONS: those entries', each with its TREES in
-# brackets, which tests/ab-verdict reads).  A listed case that
-# passed, or failed otherwise, gets a diagnostic line.  False when an
-# entry matches no case that ran (stale) or LIST is malformed.
-known_defects()
-{
-	tr -d '\r' < "$1" | awk -v ktap="$2" -v tree="$3" -v target="$4" \
-		-v list="${5:-$SOCKMAP_DEFECTS}" '
-		BEGIN {
-			while ((getline l < list) > 0) {
-				if (l ~ /^#/ || l !~ /[^ \t]/) continue
-				if (split(l, f, "\t") != 4) {
-					printf "    # %s: not CASES<TAB>TREES<TAB>SIGNATURE<TAB>REASON: %s\n", list, l
-					bad = 1
-					continue
-				}
-				if (!index("," f[2] ",", "," tree ",") &&
-				    !index("," f[2] ",", "," tree "@" target ","))
-					continue
-				n++
-				cre[n] = "^(" f[1] ")$"
-				sig[n] = f[3]
-				why[n] = f[4] " [" f[2] "]"
-			}
-			close(list)
-		}
-		function listed(c,    i) {
-			for (i = 1; i <= n; i++)
-				if (c ~ cre[i]) return 1
-			return 0
-		}
-		/^#  RUN / {
-			c = $0
-			sub(/^#  RUN +/, "", c)
-			sub(/ \.\.\.$/, "", c)
-			for (i = 1; i <= n; i++)
-				if (c ~ cre[i]) used[i] = 1
-			next
-		}
-		/^# not as written: / && c != "" {
-			v[c]++
-			t = $0
-			sub(/^# not as written: /, "", t)
-			for (i = 1; i <= n; i++)
-				if (c ~ cre[i] && t ~ sig[i]) {
-					m[c]++
-					hit[c, i] = 1
-					break
-				}
-		}
-		END {
-			while ((getline l < ktap) > 0) {
-				name = l
-				if (sub(/^    not ok [0-9]+ /, "", name) && listed(name)) {
-					if (v[name] && m[name] == v[name]) {
-						r = ""
-						for (i = 1; i <= n; i++)
-							if ((name, i) in hit) r = r (r == "" ? "" : "; ") why[i]
-						sub(/^    not ok /, "    ok ", l)
-						print l " # XFAIL " r
-						continue
-					}
-					print l
-					printf "    # %s: failed otherwise than its known defects (%d of its %d violations theirs)\n", name, m[name], v[name]
-					continue
-				}
-				print l
-				if (sub(/^    ok [0-9]+ /, "", name) && listed(name))
-					printf "    # %s: no known defect of it showed this run\n", name
-			}
-			for (i = 1; i <= n; i++)
-				if (!used[i]) {
-					printf "    # %s: the entry for %s of %s, cases %s, matches no case that ran (stale)\n", list, tree, target, cre[i]
-					bad = 1
-				}
-			exit bad
 		}'
 }
