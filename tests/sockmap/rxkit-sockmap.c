@@ -286,6 +286,32 @@ static __u64 now_ms(void)
 	return (__u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The verdict program's runs so far, pass and redirect. */
+static __u64 verdict_runs(int ctl_fd)
+{
+	struct ctl c;
+
+	return map_lookup(ctl_fd, CTL_COUNTS, &c) ? 0 : c.pass_runs + c.redir_runs;
+}
+
+/*
+ * Wait until the verdict has run more than runs times, at most ms: patch
+ * 5's kick runs it at the insert, the baseline at the next packet.
+ * Prints how long it took, or that it did not run.
+ */
+static void wait_verdict(int ctl_fd, __u64 runs, unsigned int ms)
+{
+	__u64 t0 = now_ms();
+
+	while (verdict_runs(ctl_fd) <= runs && now_ms() - t0 < ms)
+		usleep(1000);
+	if (verdict_runs(ctl_fd) > runs)
+		printf("# the verdict ran %llu ms after the insert\n",
+		       (unsigned long long)(now_ms() - t0));
+	else
+		printf("# the verdict did not run within %u ms of the insert\n", ms);
+}
+
 static unsigned int env_uint(const char *name, unsigned int def)
 {
 	const char *v = getenv(name);
@@ -682,6 +708,7 @@ TEST_F_TIMEOUT(handoff, loop, 240)
 	struct flow *f = rg->f;
 	__u64 t0 = now_ms(), t;
 	unsigned int round;
+	__u64 runs;
 	struct ctl counts;
 	__u32 total, r;
 	int err;
@@ -709,15 +736,15 @@ TEST_F_TIMEOUT(handoff, loop, 240)
 				TH_LOG("vsock: no read ever emptied the receive queue");
 		}
 		ASSERT_EQ(0, set_mode(rg->ctl_fd, first));
+		runs = verdict_runs(rg->ctl_fd);
 		err = switch_to(f, mode_sides(first), "insert", op_insert, &m);
 		ASSERT_EQ(0, err) TH_LOG("round %u: insert: %s", round, strerror(-err));
 		/*
 		 * The partly read head skb meets the verdict before S is read
-		 * again (else a read could take its rest first): patch 5's kick
-		 * runs the verdict at once, the baseline at the next packet.
+		 * again (else a read could take its rest first).
 		 */
 		if (round == 0 && variant->partial_head)
-			usleep(ms * 1000);
+			wait_verdict(rg->ctl_fd, runs, rxkit_scaled(2000));
 		read_for(c, sides, 2, rg->buf, ms);
 		m.mode = !first;
 		err = switch_to(f, mode_sides(m.mode), "flip", op_mode, &m);
@@ -819,8 +846,9 @@ FIXTURE_TEARDOWN(quiet)
 
 /*
  * The partial head without new traffic: 256 records queued, 10 bytes read,
- * then S inserted with the pass verdict and left alone for 200 ms (patch
- * 5 runs the verdict at once, the baseline at the next packet).  SIOCINQ
+ * then S inserted with the pass verdict and left alone until the verdict
+ * ran (patch 5 runs it at once, the baseline at the next packet: a bound
+ * of a second, scaled, expires there).  SIOCINQ
  * must never exceed the bytes not read yet (a wrapped rx_bytes does); the
  * bytes after the first 10 must come exactly once; then 256 more records
  * through the verdict, all checked.
@@ -866,7 +894,8 @@ TEST_F_TIMEOUT(quiet, partial_head, 120)
 	m.mode = MODE_PASS;
 	err = switch_to(f, SIDE_S, "insert", op_insert, &m);
 	ASSERT_EQ(0, err) TH_LOG("insert: %s", strerror(-err));
-	usleep(200000);
+	/* No traffic: the baseline's verdict waits for a packet that never comes. */
+	wait_verdict(rg->ctl_fd, 0, rxkit_scaled(1000));
 	unread = 256 * REC - s.bytes;
 	if (have_inq) {
 		ASSERT_EQ(0, ioctl(rg->s, SIOCINQ, &inq));
