@@ -14,7 +14,7 @@ PROG=vsock_sockmap
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="checkpatch sockmap_loopback sockmap_virtio bpf_selftests"
-readonly TEST_DESCS="scripts/checkpatch.pl --strict of tests/sockmap/*.[ch]:tests/sockmap/rxkit-sockmap.c over the loopback transport, its cases as subtests (SKIP without BPF_SYSCALL):the same through the virtio device and back through rxkit-vsock uds-relay, so the receiver gets the RX worker's batches (SKIP without the daemon):the vsock cases of the kernel's own BPF selftests (test_progs, tests/data/bpf-selftests), each a subtest (SKIP without the kernel's BTF)"
+readonly TEST_DESCS="scripts/checkpatch.pl --strict of tests/sockmap/*.[ch]:tests/sockmap/rxkit-sockmap.c over the loopback transport, its cases as subtests (SKIP without BPF_SYSCALL):the same through the virtio device and back through rxkit-vsock uds-relay, so the receiver gets the RX worker's batches, and where the series batches one of two or more packets ran beside the cases (tracefs counts; SKIP without the daemon):the vsock cases of the kernel's own BPF selftests (test_progs, tests/data/bpf-selftests), each a subtest (SKIP without the kernel's BTF)"
 readonly GUEST_CID=3
 # sockmap_virtio: the guest's sender connects to host port RELAY_PORT;
 # rxkit-vsock uds-relay joins it to guest port RELAY_LPORT, where S is.
@@ -170,6 +170,34 @@ handoff_cases()
 	return "$rc"
 }
 
+# rx_batches LOG: the RX batches beside the cases (the job's
+# "rxkit-batches:" line, tests/guest/jobs/sockmap_virtio): where the series
+# batches, one of two or more packets must have held the socket lock
+# during the flows; false when none did or the guest counted nothing.
+rx_batches()
+{
+	local l= p= b= big=0 n=
+	l=$(tr -d '\r' < "$1" | sed -n 's/^rxkit-batches: //p' | tail -n 1)
+	if [ -z "$l" ]; then
+		echo "# no rxkit-batches line from the guest (tracefs and kprobe events: kconfig/bench-probes.config)"
+		return 1
+	fi
+	p=${l#packets=}
+	p=${p%% *}
+	b=${l#*batches=}
+	case "$b" in
+	-) echo "# RX worker: $p RW packets; this tree has no RX batching (no virtio_transport_rx_batch_finish())"
+	   return 0 ;;
+	none) echo "# RX worker: $p RW packets, and no RX batch held a socket lock"
+	   return 1 ;;
+	esac
+	for n in $(echo "$b" | tr ',' ' '); do
+		[ "${n%%:*}" -lt 2 ] || big=$((big + ${n#*:}))
+	done
+	echo "# RX worker: $p RW packets; batches that held a socket lock, packets:count, $b"
+	[ "$big" -gt 0 ] || { echo "# no RX batch of two or more packets ran beside the hand-off"; return 1; }
+}
+
 # The loop's size, on the guest's command line.
 handoff_append()
 {
@@ -219,6 +247,7 @@ test_sockmap_virtio()
 	relay_pid=
 	sed 's/^/# relay: /' "$art/$job/relay.log"
 	handoff_cases "$job" || rc=$?
+	rx_batches "$art/$job/job.log" || rc=$KSFT_FAIL
 	[ "$v" = 0 ] || rc=$v
 	return "$rc"
 }
