@@ -73,8 +73,39 @@ wait_for()
 # DIR/serial.log (console) and DIR/results.log (protocol).  Returns 0 when
 # the guest finished, 2 when it never reached /init within BOOT_SECS
 # (default BOOT_TIMEOUT), 3 when the job overran JOB_SECS (default
-# JOB_TIMEOUT).  The guest is always gone when this returns.
+# JOB_TIMEOUT).  The guest is always gone when this returns.  A boot that
+# never reached /init is infrastructure until it happens twice: the
+# guest boots once more, the first attempt's logs kept in DIR/boot-1/,
+# and a '# ' line says so.
 guest_run()
+{
+	local rc=0 d= last=
+	guest_boot "$@" || rc=$?
+	[ "$rc" = 2 ] || return "$rc"
+	d=$(guest_run_dir "$@")
+	last=$(tr -d '\r' < "$d/serial.log" | grep . | tail -n 1)
+	rm -rf "$d/boot-1"
+	mkdir "$d/boot-1"
+	mv "$d/serial.log" "$d/results.log" "$d/qemu.log" "$d/boot-1/"
+	echo "# $(basename "$d"): the guest never reached /init (its console's last line: ${last:-none}); booting it once more (first attempt: $d/boot-1/)"
+	rc=0
+	guest_boot "$@" || rc=$?
+	return "$rc"
+}
+
+# guest_run_dir [-b S] [-j S] [-a A] DIR ...: DIR.
+guest_run_dir()
+{
+	while :; do
+		case "$1" in
+		-b|-j|-a) shift 2 ;;
+		*) printf '%s\n' "$1"; return ;;
+		esac
+	done
+}
+
+# guest_boot: one boot of guest_run (same arguments).
+guest_boot()
 {
 	local boot_secs="$BOOT_TIMEOUT" job_secs="$JOB_TIMEOUT" append=
 	local dir= kernel= initrd= job= accel= pid= ticks=0 rc=0 done_ticks=0
@@ -178,7 +209,7 @@ pick_accel()
 		printf 'tcg\n'
 		return
 	fi
-	guest_run -b 20 -j 20 "$3" "$1" "$2" probe kvm || rc=$?
+	guest_boot -b 20 -j 20 "$3" "$1" "$2" probe kvm || rc=$?
 	if [ "$rc" = 0 ] && grep -q '^RXKIT: done' "$3/results.log"; then
 		log "accelerator: KVM (probe boot finished)" >&2
 		printf 'kvm\n'
