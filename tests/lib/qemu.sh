@@ -74,15 +74,17 @@ wait_for()
 # the guest finished, 2 when it never reached /init within BOOT_SECS
 # (default BOOT_TIMEOUT), 3 when the job overran JOB_SECS (default
 # JOB_TIMEOUT).  The guest is always gone when this returns.  A boot that
-# never reached /init is infrastructure until it happens twice: the
-# guest boots once more, the first attempt's logs kept in DIR/boot-1/,
-# and a '# ' line says so.
+# stopped short of /init without a kernel panic is infrastructure until
+# it happens twice: the guest boots once more, the first attempt's logs
+# kept in DIR/boot-1/, and a '# ' line says so.
 guest_run()
 {
 	local rc=0 d= last=
 	guest_boot "$@" || rc=$?
 	[ "$rc" = 2 ] || return "$rc"
 	d=$(guest_run_dir "$@")
+	# A kernel that panicked said why it stopped: that is its failure.
+	! grep -q 'Kernel panic' "$d/serial.log" || return "$rc"
 	last=$(tr -d '\r' < "$d/serial.log" | grep . | tail -n 1)
 	rm -rf "$d/boot-1"
 	mkdir "$d/boot-1"
