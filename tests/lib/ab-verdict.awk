@@ -54,12 +54,11 @@ function tail(p, b,    n, k, lc, t) {
 	return t
 }
 
-# known(TEST, CASE, REASON, BASE): the verdict lines of a patched xfail;
+# known(TEST, CASE, PE, BASE): the verdict lines of a patched xfail whose
+# entries (entries()) are PE, BASE the baseline's reason of the case;
 # true when it is a counted regression.
-function known(t, c, k, bk,    pe, be, e, n, m, pv, bad) {
-	split("", pe)
+function known(t, c, pe, bk,    be, e, n, m, pv, bad) {
 	split("", be)
-	entries(k, pe)
 	entries(bk, be)
 	bad = 0
 	for (e in pe) {
@@ -112,7 +111,7 @@ END {
 			kn[tc[1]]++
 			continue
 		}
-		if (known(tc[1], tc[2], px[k], (k in bx) ? bx[k] : "")) {
+		if (known(tc[1], tc[2], pe, (k in bx) ? bx[k] : "")) {
 			print k > U
 			reg[tc[1]]++
 		} else {
