@@ -15,8 +15,8 @@ PROG=bench_tools
 readonly TEST_NAMES="build unit cli_example cli_lower_is_better cli_refusals rx_counts rx_detects_corruption tx_retries slow_reader cycles ping_pong insn_plugin checkpatch"
 readonly TEST_DESCS="rxkit-stats and rxkit-bench build with -Wall -Wextra -Werror:\
 rxkit-stats --self-test passes, its tests as subtests:\
-rxkit-stats gives the result tests/fixtures/bench-stats computes by hand:\
-rxkit-stats -l (lower is better) calls the same rise worse:\
+rxkit-stats gives the result tests/fixtures/bench-stats computes by hand, and inconclusive where the interval holds 0:\
+rxkit-stats -l (lower is better) calls the same rise worse and its rises losses:\
 rxkit-stats refuses too few pairs and bad lines with exit 2, saying why:\
 rxkit-bench rx checks every byte and counts recv() as the cover letter does, a slow reader too:\
 a stream with a wrong byte (found at its offset) or cut short fails the receiver:\
@@ -88,24 +88,28 @@ test_unit()
 	[ "$rc" = 0 ] || return "$KSFT_FAIL"
 }
 
-# Four pairs whose result tests/fixtures/bench-stats/pairs computes by hand.
+# tests/fixtures/bench-stats/pairs computes its result by hand; then r = ln 1.1,
+# ln 0.9, 0: mean -0.00335, sd 0.100377, half width 4.303 * sd / sqrt(3), ci95
+# -22.33%,+27.89%: inconclusive; a win, a loss, a tie: N = 2, p = min(1, 6/4).
 test_cli_example()
 {
 	need_stats || return $?
 	"$stats" "$FIX/pairs" > "$work/out" || { echo "# rxkit-stats failed"; return "$KSFT_FAIL"; }
 	sed 's/^/# /' "$work/out"
-	diff -u "$FIX/expected" "$work/out" | sed 's/^/# /'
-	cmp -s "$FIX/expected" "$work/out" || return "$KSFT_FAIL"
+	diff -u "$FIX/expected" "$work/out" > "$work/diff" || { sed 's/^/# /' "$work/diff"; return "$KSFT_FAIL"; }
+	printf 'AB 100 110\nBA 100 90\nAB 100 100\n' | "$stats" > "$work/out" || return "$KSFT_FAIL"
+	grep -q '^change=-0.33% ci95=-22.33%,+27.89% .* verdict=inconclusive wins=1/2 sign_p=1$' "$work/out" ||
+		{ sed 's/^/# /' "$work/out"; return "$KSFT_FAIL"; }
 }
 
-# -l (latency, cost per byte): the same rise is worse.
+# -l: the same rise is worse, 0 wins of 4 (p = 2/2^4); halvings win (2/2^2).
 test_cli_lower_is_better()
 {
 	need_stats || return $?
 	"$stats" -l "$FIX/pairs" > "$work/out" || return "$KSFT_FAIL"
-	grep -q ' verdict=worse$' "$work/out" || { sed 's/^/# /' "$work/out"; return "$KSFT_FAIL"; }
+	grep -q ' verdict=worse wins=0/4 sign_p=0.125$' "$work/out" || { sed 's/^/# /' "$work/out"; return "$KSFT_FAIL"; }
 	printf 'AB 10 5\nBA 10 5\n' | "$stats" -l > "$work/out" || return "$KSFT_FAIL"
-	grep -q '^change=-50.00% ci95=-50.00%,-50.00% .* verdict=better$' "$work/out" ||
+	grep -q '^change=-50.00% ci95=-50.00%,-50.00% .* verdict=better wins=2/2 sign_p=0.5$' "$work/out" ||
 		{ sed 's/^/# /' "$work/out"; return "$KSFT_FAIL"; }
 }
 

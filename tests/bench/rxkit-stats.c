@@ -24,10 +24,21 @@
  *   pairs=N ab=N ba=N
  *   baseline median=M p25=Q1 p75=Q3 min=L max=H
  *   patched median=M p25=Q1 p75=Q3 min=L max=H
- *   change=+P% ci95=+L%,+H% ab_change=+P% ba_change=+P% verdict=V
+ *   change=+P% ci95=+L%,+H% ab_change=+P% ba_change=+P% verdict=V wins=W/N sign_p=S
  *
- * V is better, worse or same (the interval contains 0), for a metric where
- * higher is better; -l says lower is better (latency, cost per byte).
+ * V is better or worse when the interval lies above or below 0, for a
+ * metric where higher is better (-l says lower is better: latency, cost per
+ * byte); inconclusive when it contains 0: the pairs cannot tell the kernels
+ * apart, which does not say they are the same.
+ *
+ * W/N and S are a two-sided exact sign test beside the interval: W is the
+ * number of pairs where the patched value is better (higher, lower with -l),
+ * N that of the pairs that are not ties (equal values, dropped), and
+ * S = min(1, 2 * sum over k = 0 .. min(W, N - W) of C(N, k) / 2^N), 1 when
+ * N = 0.  It counts only directions, so it is weak: with n pairs the
+ * smallest S is 2 / 2^n (5 pairs give 0.0625, 6 give 0.03125), and fewer
+ * than 6 pairs can never reach 0.05.  S is printed %.4g; below the smallest
+ * double (N over about 1070, nearly all one way) it prints 0.
  *
  * --self-test runs the unit tests (KTAP).  Exit 0; 1 on a failed self-test;
  * 2 on a usage or input error.
@@ -47,6 +58,8 @@ struct summary {
 
 struct ab_result {
 	int n, n_ab, n_ba;
+	int n_up, n_down;		/* pairs patched > or < baseline */
+	double sign_p;			/* the sign test's two-sided p */
 	double change, lo, hi;		/* ratios minus one */
 	double ab_change, ba_change;	/* NAN when the order has no pair */
 	struct summary base, patched;
@@ -109,6 +122,22 @@ static void summarize(const double *in, int n, struct summary *s)
 }
 
 /*
+ * sign_test_p - the two-sided exact sign test's p of @w wins in @n pairs
+ * that are not ties: min(1, 2 * sum_{k=0}^{min(w, n - w)} C(n, k) / 2^n), each
+ * term computed in log space (lgamma) so that no C(n, k) overflows.
+ */
+static double sign_test_p(int w, int n)
+{
+	int k, m = w < n - w ? w : n - w;
+	double sum = 0;
+
+	for (k = 0; k <= m; k++)
+		sum += exp(lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0) -
+			   n * log(2.0));
+	return n > 0 && 2 * sum < 1 ? 2 * sum : 1;
+}
+
+/*
  * ab_analyse - the paired analysis of @n pairs: @base[i] and @patched[i]
  * (positive), @ab[i] nonzero when the baseline ran first.  Returns 0, or
  * -EINVAL when there are fewer than two pairs or a value is not positive.
@@ -127,6 +156,8 @@ static int ab_analyse(const double *base, const double *patched,
 			return -EINVAL;
 		r = log(patched[i] / base[i]);
 		sum += r;
+		res->n_up += patched[i] > base[i];
+		res->n_down += patched[i] < base[i];
 		if (ab[i]) {
 			sum_ab += r;
 			res->n_ab++;
@@ -147,19 +178,29 @@ static int ab_analyse(const double *base, const double *patched,
 	res->hi = exp(mean + half) - 1;
 	res->ab_change = res->n_ab ? exp(sum_ab / res->n_ab) - 1 : NAN;
 	res->ba_change = res->n_ba ? exp(sum_ba / res->n_ba) - 1 : NAN;
+	res->sign_p = sign_test_p(res->n_up, res->n_up + res->n_down);
 	summarize(base, n, &res->base);
 	summarize(patched, n, &res->patched);
 	return 0;
 }
 
-/* verdict - better, worse or same; @lower_better for costs. */
+/*
+ * verdict - better or worse when the interval excludes 0 (@lower_better for
+ * costs), inconclusive when it contains 0.
+ */
 static const char *verdict(const struct ab_result *res, int lower_better)
 {
 	if (res->lo > 0)
 		return lower_better ? "worse" : "better";
 	if (res->hi < 0)
 		return lower_better ? "better" : "worse";
-	return "same";
+	return "inconclusive";
+}
+
+/* wins - the sign test's W: the pairs where patched is better. */
+static int wins(const struct ab_result *res, int lower_better)
+{
+	return lower_better ? res->n_down : res->n_up;
 }
 
 static void print_summary(const char *side, const struct summary *s)
@@ -185,7 +226,8 @@ static void print_result(const struct ab_result *res, int lower_better)
 	printf(" ci95=%+.2f%%,%+.2f%%", 100 * res->lo, 100 * res->hi);
 	print_pct(" ab_change", res->ab_change);
 	print_pct(" ba_change", res->ba_change);
-	printf(" verdict=%s\n", verdict(res, lower_better));
+	printf(" verdict=%s wins=%d/%d sign_p=%.4g\n", verdict(res, lower_better),
+	       wins(res, lower_better), res->n_up + res->n_down, res->sign_p);
 }
 
 /* --- Unit tests: cases computed by hand (see each) ------------------- */
@@ -227,12 +269,14 @@ static int self_test(void)
 	/* Halved four times (ratio 0.5): worse if higher is better. */
 	static const double b3[] = { 8, 6, 4, 2 }, p3[] = { 4, 3, 2, 1 };
 	static const int o3[] = { 1, 0, 1, 0 };
+	/* A tie (100 = 100) and two rises: N = 2, p = 2 * C(2, 0) / 2^2. */
+	static const double b4[] = { 100, 100, 100 }, p4[] = { 100, 110, 120 };
 	static const double q[] = { 4, 1, 3, 2 };
 	static const double bad[] = { 1, 0 };
 	struct summary s;
 	struct ab_result res;
 
-	printf("TAP version 13\n1..12\n");
+	printf("TAP version 13\n1..18\n");
 	expect(!ab_analyse(b1, p1, o1, 3, &res) &&
 	       near(res.change, 0.1, exact) && near(res.lo, 0.1, exact) &&
 	       near(res.hi, 0.1, exact), "no_spread_is_the_point");
@@ -244,12 +288,35 @@ static int self_test(void)
 	expect(!ab_analyse(b2, p2, o2, 3, &res) &&
 	       near(res.change, 0.221403, by_hand) && near(res.lo, -0.047280, by_hand) &&
 	       near(res.hi, 0.565858, by_hand), "t_interval_three_pairs");
-	expect(!strcmp(verdict(&res, 0), "same"), "interval_with_zero_is_same");
+	expect(!strcmp(verdict(&res, 0), "inconclusive") &&
+	       !strcmp(verdict(&res, 1), "inconclusive"),
+	       "interval_with_zero_is_inconclusive");
 	expect(near(res.ab_change, exp(0.2) - 1, exact) &&
 	       near(res.ba_change, exp(0.2) - 1, exact), "order_means");
 	expect(!ab_analyse(b3, p3, o3, 4, &res) && near(res.change, -0.5, exact) &&
 	       !strcmp(verdict(&res, 0), "worse") &&
 	       !strcmp(verdict(&res, 1), "better"), "halved_is_worse_or_cheaper");
+	/* Four falls: W = 0 of 4, or 4 of 4 with -l; p = 2 * C(4, 0) / 2^4. */
+	expect(wins(&res, 0) == 0 && wins(&res, 1) == 4 && res.n_up + res.n_down == 4 &&
+	       near(res.sign_p, 0.125, exact), "sign_lower_is_better_flips_wins");
+	/* 6 of 6: 2 * C(6, 0) / 2^6 = 2 / 64 = 0.03125, the least of 6 pairs. */
+	expect(near(sign_test_p(6, 6), 0.03125, exact) &&
+	       near(sign_test_p(0, 6), 0.03125, exact), "sign_six_of_six");
+	/* 5 of 6: 2 * (C(6, 0) + C(6, 1)) / 2^6 = 2 * 7 / 64 = 0.21875. */
+	expect(near(sign_test_p(5, 6), 0.21875, exact) &&
+	       near(sign_test_p(1, 6), 0.21875, exact), "sign_five_of_six");
+	expect(!ab_analyse(b4, p4, o1, 3, &res) && res.n_up == 2 && res.n_down == 0 &&
+	       near(res.sign_p, 0.5, exact), "sign_tie_dropped");
+	/* Ties alone: N = 0, p = 1, and the interval is [0, 0]. */
+	expect(!ab_analyse(b1, b1, o1, 3, &res) && res.n_up + res.n_down == 0 &&
+	       near(res.sign_p, 1, exact) && near(sign_test_p(0, 0), 1, exact) &&
+	       !strcmp(verdict(&res, 0), "inconclusive"), "sign_no_pair_is_one");
+	/*
+	 * 2 of 4: 2 * (1 + 4 + 6) / 16 = 1.375, so 1; half of 4096 likewise.
+	 * 0 of 1000: 2 / 2^1000 = 2^-999 (2^1000 overflows every integer type).
+	 */
+	expect(near(sign_test_p(2, 4), 1, exact) && near(sign_test_p(2048, 4096), 1, exact) &&
+	       near(sign_test_p(0, 1000) * ldexp(1, 999), 1, 0.000000001), "sign_large_n");
 	/* {1, 2, 3, 4}: median 2.5, type 7 quartiles 1.75 and 3.25. */
 	summarize(q, 4, &s);
 	expect(near(s.median, 2.5, exact) && near(s.p25, 1.75, exact) &&
@@ -273,7 +340,8 @@ static void help(FILE *f)
 		"       rxkit-stats --self-test\n"
 		"Paired A/B analysis of lines 'AB|BA BASELINE PATCHED' (FILE or\n"
 		"standard input): medians, quartiles, the change and its 95%%\n"
-		"confidence interval (t interval on the paired log ratios).\n"
+		"confidence interval (t interval on the paired log ratios), an\n"
+		"exact sign test (wins of the patched side, two-sided p).\n"
 		"-l: lower is better (latency, cost per byte).\n");
 }
 
