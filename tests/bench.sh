@@ -21,6 +21,7 @@ PROG=bench
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/lib/vhost_user.sh"
 . "$RXKIT_TOP/tests/lib/bench.sh"
+. "$RXKIT_TOP/tests/lib/bench_sweep.sh"
 . "$RXKIT_TOP/tests/lib/bench_nested.sh"
 
 readonly GUEST_CID=3
@@ -116,16 +117,22 @@ rtts=$(awk -v col=$col '!/^#/ && NF && $col != "-" {
 		printf "%s:%s ", $1, $col }' "$RTT_FILE")
 
 
+# The passes: plain and insn each pair, probes and probes-insn once.
+npass=1
+passes="plain probes"
+[ -z "$plugin" ] || { npass=2; passes="plain insn probes probes-insn"; }
+nruns=$(( (pairs * 2 + 2) * npass ))
 echo "pair,order,tree,point,payload,recv,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result,rwpkt,lock,lookup,readable,writespace,cycles,insn_worker,insn_reader" \
 	> "$out/samples.csv"
-head -n 1 "$out/samples.csv" > "$out/insn.csv"
+for pass in $passes; do
+	[ "$pass" = plain ] || head -n 1 "$out/samples.csv" > "$out/$(csv_of "$pass")"
+done
 echo "pair,order,tree,count,size,mean_us,median_us,p99_us,min_us,max_us" > "$out/rtt.csv"
-state_setup baseline
-state_setup patched
-[ -z "$plugin" ] || { state_setup baseline insn; state_setup patched insn; }
-passes="plain${plugin:+ insn}"
-nruns=$((pairs * 2))
-[ -z "$plugin" ] || nruns=$((nruns * 2))
+echo "pair,order,tree,pass,probes,boot_id,guest_load,host_load,seconds" > "$out/guests.csv"
+for pass in $passes; do
+	state_setup baseline "$pass"
+	state_setup patched "$pass"
+done
 bench_start
 {
 	bench_environment "tests/bench.sh $*"
@@ -133,12 +140,13 @@ bench_start
 	echo "ping-pongs: $rtts"
 	[ "$col" != 4 ] || echo "nested: the guest under test in TCG inside L1 ($L1, the accelerator above is L1's); the NESTED columns"
 	echo "instructions: $([ -n "$plugin" ] && echo "TCG plugin $plugin (vcpu1: RX worker, vcpu0: reader)" || echo "not counted ($noinsn)")"
+	echo "passes: every pair: plain (timed, no probe)${plugin:+, insn (the plugin, no probe)}; once, the control: probes (the counters' probes set, timed)${plugin:+, probes-insn (the probes and the plugin)}"
 } > "$out/environment"
 sed 's/^/# /' "$out/environment"
 
-ktap_header $((nruns + 7))
-k=1
+ktap_header $((nruns + 8))
 done_runs=0
+k=1
 while [ "$k" -le "$pairs" ]; do
 	order=AB
 	[ $((k % 2)) = 1 ] || order=BA
@@ -147,34 +155,18 @@ while [ "$k" -le "$pairs" ]; do
 	# Each state: the timed sweep, then (with the plugin, which slows the
 	# guest several times) the same points again for the instructions.
 	for st in $states; do
-	for pass in $passes; do
-		kernel="$(bench_o "$st")/arch/x86/boot/bzImage"
-		initrd="$out/$st$([ "$pass" = plain ] || echo "-$pass")/initrd.cpio.gz"
-		art="$out/pair-$k-$st$([ "$pass" = plain ] || echo "-$pass")"
-		mkdir -p "$art"
-		t0=$(date +%s)
-		rc=0
-		VIRTIO_QEMU_ARGS=
-		if [ "$pass" = insn ]; then
-			rm -f "$art/insn.fifo"
-			mkfifo "$art/insn.fifo"
-			VIRTIO_QEMU_ARGS="-plugin $plugin,fifo=$art/insn.fifo,out=$art/insn.log"
-		fi
-		if [ "$backend" = vhost-user ]; then
-			virtio_run bench_rx '' send_points || rc=$?
-		else
-			nested_sweep || rc=$?
-		fi
-		[ "$pass" = plain ] || exec 9>&-
-		samples "$k" "$order" "$st" "$art/bench_rx" \
-			"$([ "$pass" = plain ] || echo "$art/insn.log")"
-		done_runs=$((done_runs + 1))
-		secs=$(( $(date +%s) - t0 ))
-		echo "# pair $k ($order) $st, $pass: $(grep -c "^$k,$order,$st," "$out/$([ "$pass" = insn ] && echo insn || echo samples).csv") points in $secs s; $((nruns - done_runs)) runs left, about $(( (nruns - done_runs) * secs / 60 )) min"
-		ktap_result "$rc" "pair_${k}_${st}$([ "$pass" = plain ] || echo "_$pass")"
-	done
+		guest_pass plain
+		[ -z "$plugin" ] || guest_pass insn
 	done
 	k=$((k + 1))
+done
+# The control: each kernel once more with the counters' probes set, timed
+# (and counted by the plugin): the counts, and what the probes cost.
+k=control order=AB
+for pass in probes${plugin:+ probes-insn}; do
+	for st in baseline patched; do
+		guest_pass "$pass"
+	done
 done
 
 npts=$(printf '%s\n' $points | wc -l)
@@ -187,18 +179,38 @@ ktap_result "$rc" reference_rows
 rows=$(($(wc -l < "$out/samples.csv") - 1))
 rc=0
 [ "$rows" = $((pairs * 2 * npts)) ] || { echo "# $rows samples, not $((pairs * 2 * npts))"; rc=1; }
+rows=$(($(wc -l < "$out/probes.csv") - 1))
+[ "$rows" = $((2 * npts)) ] || { echo "# $rows samples with the probes, not $((2 * npts))"; rc=1; }
 nrtt=$(printf '%s\n' $rtts | wc -l)
 rows=$(($(wc -l < "$out/rtt.csv") - 1))
 [ "$rows" = $((pairs * 2 * nrtt)) ] || { echo "# $rows ping-pongs, not $((pairs * 2 * nrtt))"; rc=1; }
-bad=$(awk -F, 'FNR > 1 && ($14 != "ok" || $12 != 0)' "$out/samples.csv" "$out/insn.csv" | wc -l)
+csvs=$(for pass in $passes; do echo "$out/$(csv_of "$pass")"; done)
+# shellcheck disable=SC2086 # the files, as words
+bad=$(awk -F, 'FNR > 1 && ($14 != "ok" || $12 != 0)' $csvs | wc -l)
 [ "$bad" = 0 ] || { echo "# $bad points lost or corrupted bytes"; rc=1; }
 ktap_result "$rc" every_byte_verified
+# No probe while timing or counting instructions: each guest said how
+# many it carried, and only the control's rows have counts.
+rc=0
+bad=$(awk -F, 'NR > 1 && (($4 ~ /^probes/) != ($5 > 0)) { print $1 "-" $3 "-" $4 }' \
+	"$out/guests.csv" | tr '\n' ' ')
+[ -z "$bad" ] || { echo "# guests with probes where none belong, or none where they do: $bad"; rc=1; }
+[ "$(($(wc -l < "$out/guests.csv") - 1))" = "$nruns" ] ||
+	{ echo "# $(($(wc -l < "$out/guests.csv") - 1)) guests said what they carried, not $nruns"; rc=1; }
+for pass in $passes; do
+	bad=$(awk -F, -v p="$pass" 'NR > 1 && (($15 != "") != (p ~ /^probes/))' \
+		"$out/$(csv_of "$pass")" | wc -l)
+	[ "$bad" = 0 ] || { echo "# $pass: $bad points whose counts belong to no probe pass"; rc=1; }
+done
+ktap_result "$rc" timed_without_probes
 # The plugin saw every point: instructions on both vCPUs between its marks.
 if [ -n "$plugin" ]; then
 	rc=0
 	rows=$(($(wc -l < "$out/insn.csv") - 1))
 	[ "$rows" = $((pairs * 2 * npts)) ] || { echo "# $rows points counted, not $((pairs * 2 * npts))"; rc=1; }
-	bad=$(awk -F, 'NR > 1 && !($21 > 0 && $22 > 0)' "$out/insn.csv" | wc -l)
+	rows=$(($(wc -l < "$out/probes-insn.csv") - 1))
+	[ "$rows" = $((2 * npts)) ] || { echo "# $rows points counted with the probes, not $((2 * npts))"; rc=1; }
+	bad=$(awk -F, 'FNR > 1 && !($21 > 0 && $22 > 0)' "$out/insn.csv" "$out/probes-insn.csv" | wc -l)
 	[ "$bad" = 0 ] || { echo "# $bad points without instruction counts (plugin log: pair-*-insn/insn.log)"; rc=1; }
 	ktap_result "$rc" instructions_counted
 else
@@ -219,7 +231,7 @@ else
 	ktap_result "$rc" cycles_counted
 fi
 # Per received RW packet at 64-byte writes into a 64 KiB recv(), each
-# state's pooled counts: about one lock and one lookup a packet on the
+# state's counts of the control's probes pass: about one lock and one lookup a packet on the
 # baseline, at most half of one on the patched kernel (batches of up to 64).
 lock_b=$(per_packet baseline 16)
 lookup_b=$(per_packet baseline 17)
@@ -247,7 +259,8 @@ echo "# samples: $out/samples.csv; tables: $out/report.md"
 # samples, tables, plot and environment, not the guests' artefacts.
 if [ -n "$keep" ]; then
 	mkdir -p "$keep"
-	cp "$out/environment" "$out/samples.csv" "$out/insn.csv" "$out/rtt.csv" \
+	# shellcheck disable=SC2086 # the files, as words
+	cp "$out/environment" $csvs "$out/rtt.csv" "$out/guests.csv" \
 		"$out/ref.csv" "$out/report.md" "$out/plot.png" "$out/plot.dat" "$keep/"
 	echo "# results: $keep"
 fi

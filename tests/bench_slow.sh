@@ -61,8 +61,8 @@ echo "pair,order,tree,from,to,pkts,locks,bytes" > "$out/slow-depth.csv"
 echo "pair,order,tree,ms,pkts,locks,depth" > "$out/slow-time.csv"
 echo "pair,order,tree,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result" > "$out/slow-rx.csv"
 echo "pair,order,tree,entries,written,other_locks,away,away_bytes" > "$out/slow-trace.csv"
-state_setup baseline
-state_setup patched
+state_setup baseline plain
+state_setup patched plain
 bench_start
 {
 	bench_environment "tests/bench_slow.sh $*"
