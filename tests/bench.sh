@@ -122,7 +122,7 @@ npass=1
 passes="plain probes"
 [ -z "$plugin" ] || { npass=2; passes="plain insn probes probes-insn"; }
 nruns=$(( (pairs * 2 + 2) * npass ))
-echo "pair,order,tree,point,payload,recv,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result,rwpkt,lock,lookup,readable,writespace,cycles,insn_worker,insn_reader" \
+echo "pair,order,tree,point,payload,recv,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result,rwpkt,lock,lookup,readable,writespace,cycles,insn_worker,insn_reader,insn_worker_host,insn_reader_host" \
 	> "$out/samples.csv"
 for pass in $passes; do
 	[ "$pass" = plain ] || head -n 1 "$out/samples.csv" > "$out/$(csv_of "$pass")"
@@ -139,7 +139,7 @@ bench_start
 	echo "points: $points"
 	echo "ping-pongs: $rtts"
 	[ "$col" != 4 ] || echo "nested: the guest under test in TCG inside L1 ($L1, the accelerator above is L1's); the NESTED columns"
-	echo "instructions: $([ -n "$plugin" ] && echo "TCG plugin $plugin (vcpu1: RX worker, vcpu0: reader)" || echo "not counted ($noinsn)")"
+	echo "instructions: $([ -n "$plugin" ] && echo "TCG plugin $plugin (vcpu1: RX worker, vcpu0: reader), between the receiver's marks around its receive loop (the *_host columns: the host's around the sender)" || echo "not counted ($noinsn)")"
 	echo "passes: every pair: plain (timed, no probe)${plugin:+, insn (the plugin, no probe)}; once, the control: probes (the counters' probes set, timed)${plugin:+, probes-insn (the probes and the plugin)}"
 } > "$out/environment"
 sed 's/^/# /' "$out/environment"

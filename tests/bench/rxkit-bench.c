@@ -36,6 +36,10 @@
  *
  *   rxkit-bench: cycles cpu=N count=C|- [reason=TEXT]
  *
+ * rx executes the no-op marks of tests/bench/rxkit-insn.c around its
+ * receive loop (x86: nopl 0x4b585201 before the first recv(), 0x4b585202
+ * after EOF), so the TCG plugin counts the transfer alone.
+ *
  * recv_calls counts every call, the one that returns EOF too.  tx writes
  * BYTES in writes of SIZE (default 64 KiB), -p: sleeping USEC microseconds
  * after each (a backend that reads a Unix stream then sees each write apart
@@ -333,6 +337,20 @@ static void cycles_report(int fd)
 	       cycles_cpu, strerror(cycles_err));
 }
 
+/*
+ * The no-ops rxkit-insn.c counts at (x86, as the kit's guests): nopl
+ * 0x4b585201(%rax,%rax,1) begins the window, 0x4b585202 ends it.
+ */
+static inline void insn_mark_begin(void)
+{
+	asm volatile(".byte 0x0f, 0x1f, 0x84, 0x00, 0x01, 0x52, 0x58, 0x4b" ::: "memory");
+}
+
+static inline void insn_mark_end(void)
+{
+	asm volatile(".byte 0x0f, 0x1f, 0x84, 0x00, 0x02, 0x52, 0x58, 0x4b" ::: "memory");
+}
+
 static int do_rx(int cpu, size_t rsize, int lowat, unsigned int delay_us,
 		 unsigned long long expect, const char *addr)
 {
@@ -349,6 +367,7 @@ static int do_rx(int cpu, size_t rsize, int lowat, unsigned int delay_us,
 		die("SO_RCVLOWAT");
 	if (cycles_cpu >= 0)
 		cfd = cycles_open(cycles_cpu);
+	insn_mark_begin();
 	for (;;) {
 		n = recv(fd, buf, rsize, 0);
 		calls++;
@@ -378,6 +397,7 @@ static int do_rx(int cpu, size_t rsize, int lowat, unsigned int delay_us,
 		if (delay_us && (!slow_bytes || bytes < slow_bytes))
 			usleep(delay_us);
 	}
+	insn_mark_end();
 	t1 = now();
 	if (!bytes)
 		t1 = t0;

@@ -80,8 +80,10 @@ send_points()
 
 # samples PAIR ORDER TREE DIR CSV [INSN_LOG]: the guest's "RXKIT: bench"
 # lines as rows of $out/CSV, with the instructions of the RX worker's and
-# the reader's vCPUs between the point's marks (the plugin's INSN_LOG;
-# without one, empty).
+# the reader's vCPUs between the receiver's marks around its receive loop
+# (gbegin/gend I), then between the host's around the sender (begin/end
+# I: the guest's work between points too); from the plugin's INSN_LOG,
+# without one empty.
 samples()
 {
 	tr -d '\r' < "$4/results.log" | awk -v pair="$1" -v order="$2" -v tree="$3" \
@@ -92,14 +94,15 @@ samples()
 				for (k = 3; k <= n; k++) { split(f[k], kv, "="); c[f[1], f[2], kv[1]] = kv[2] }
 			}
 		}
-		function delta(i, cpu) {
-			if (!(("begin", i, cpu) in c) || !(("end", i, cpu) in c)) return ""
-			return c["end", i, cpu] - c["begin", i, cpu]
+		function delta(b, e, i, cpu) {
+			if (!((b, i, cpu) in c) || !((e, i, cpu) in c)) return ""
+			return c[e, i, cpu] - c[b, i, cpu]
 		}
 		$1 == "RXKIT:" && $2 == "bench" {
 			row = pair "," order "," tree "," $3
 			for (i = 4; i <= NF; i++) { split($i, f, "="); row = row "," f[2] }
-			print row "," delta($3, w) "," delta($3, r)
+			print row "," delta("gbegin", "gend", $3, w) "," delta("gbegin", "gend", $3, r) \
+				"," delta("begin", "end", $3, w) "," delta("begin", "end", $3, r)
 		}' >> "$out/$5"
 }
 
