@@ -12,14 +12,16 @@ PROG=bench_report.sh
 . "$RXKIT_TOP/tests/lib.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="verdict_words sign_test missing_state control_pass probes_timed intervals_counted refusals"
+readonly TEST_NAMES="verdict_words sign_test missing_state control_pass probes_timed intervals_counted refusals doc_current reports_current"
 readonly TEST_DESCS="an interval above zero is faster, below slower, across it inconclusive; never same:\
 each cell carries the AB and BA means and the pairs won with the two-sided sign test's p:\
 a pair without one state's sample is left out of that change, and the report names it:\
 the counters come from the control pass, and its table shows what the probes cost each kernel:\
 a run whose timed pass carried counts is called timed with the probes set, and its counters say so:\
 the closing note counts each distinct interval once, however many tables show it:\
-no samples, or no folder, is an error (exit 2) that says what is missing"
+no samples, or no folder, is an error (exit 2) that says what is missing:\
+doc/benchmark.md's table of the committed runs is tests/bench-summary's, and a changed cell fails the check:\
+every committed run's report.md is what tests/bench-report makes of its samples now"
 readonly FIX="$RXKIT_TOP/tests/fixtures/bench-report"
 
 usage()
@@ -140,6 +142,35 @@ test_refusals()
 	"$RXKIT_TOP/tests/bench-report" --stats "$stats" "$work/none" > /dev/null 2> "$work/none.err" && rc=1
 	expect "$work/none.err" "no folder" "^bench-report: error: .*none/samples.csv: No such file" || rc=1
 	return "$rc"
+}
+
+test_doc_current()
+{
+	local rc=0 doc="$RXKIT_TOP/doc/benchmark.md"
+	"$RXKIT_TOP/tests/bench-summary" --stats "$stats" --check "$doc" 2> "$work/doc.err" ||
+		{ sed 's/^/# /' "$work/doc.err"; rc=1; }
+	sed 's/ faster (wins / slower (wins /' "$doc" > "$work/doc.md"
+	cmp -s "$doc" "$work/doc.md" && { echo "# no cell to change in $doc"; rc=1; }
+	"$RXKIT_TOP/tests/bench-summary" --stats "$stats" --check "$work/doc.md" 2> "$work/doc.err" && rc=1
+	expect "$work/doc.err" "the stale table" "are not the committed runs'; run: tests/bench-summary --write" || rc=1
+	return "$rc"
+}
+
+test_reports_current()
+{
+	local d rc=0 n=0
+	for d in "$RXKIT_TOP"/bench/*/*/samples.csv; do
+		d=${d%/samples.csv}
+		rm -rf "$work/run"
+		cp -r "$d" "$work/run"
+		"$RXKIT_TOP/tests/bench-report" --stats "$stats" "$work/run" > /dev/null 2> "$work/run.err" ||
+			{ echo "# ${d#"$RXKIT_TOP"/}: $(cat "$work/run.err")"; rc=1; continue; }
+		n=$((n + 1))
+		cmp -s "$d/report.md" "$work/run/report.md" ||
+			{ echo "# ${d#"$RXKIT_TOP"/}/report.md is not tests/bench-report's; run: tests/bench-report ${d#"$RXKIT_TOP"/}"; rc=1; }
+	done
+	echo "# $n committed reports remade"
+	[ "$n" -gt 0 ] && [ "$rc" = 0 ] || return "$KSFT_FAIL"
 }
 
 # shellcheck disable=SC2086

@@ -55,6 +55,22 @@ def median(rows, tree, payload, recv, field, per=None):
     return statistics.median(vals) if vals else float("nan")
 
 
+def derive(rows, insn):
+    """Throughput from the bytes and seconds, not the printed Gbit/s (4
+    decimals: 0.0000 at the nested backend's 64B point); cycles and
+    instructions per byte."""
+    for r in rows:
+        b = float(r["bytes"])
+        if float(r["seconds"]) > 0:
+            r["gbps"] = "%.9g" % (b * 8 / float(r["seconds"]) / 1e9)
+        r["cpb"] = "%.6f" % (float(r["cycles"]) / b) if r.get("cycles") and b else ""
+    for r in insn:
+        b = float(r["bytes"])
+        for who in ("worker", "reader", "worker_host"):
+            v = r.get("insn_" + who)
+            r["ipb_" + who] = "%.6f" % (float(v) / b) if v and b else ""
+
+
 def by_pair(rows, payload, recv):
     """{pair: {tree: row}} of one point."""
     by = {}
