@@ -1,9 +1,34 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# tests/bench-tools-lib.sh: the TCG plugin's test of tests/bench_tools.sh
-# (insn_plugin; the suite lists and runs it).  Sourced after tests/lib.sh
-# by tests/bench_tools.sh, whose work folder it uses.
-# shellcheck disable=SC2034,SC2154 # work is the suite's, SKIP_REASON run_tests'
+# tests/bench-tools-lib.sh: the tests of tests/bench_tools.sh that need
+# more than the tools: the cycles counter (cycles) and the TCG plugin
+# (insn_plugin); the suite lists and runs them.  Sourced after
+# tests/lib.sh by tests/bench_tools.sh, whose work folder and tools
+# (need_bench, $bench) they use.
+# shellcheck disable=SC2034,SC2154 # work and bench are the suite's, SKIP_REASON run_tests'
+
+# test_cycles: rx -C counts CPU 0's cycles over the transfer where this
+# machine has a cycles counter (a "cpu" PMU in /sys/bus/event_source, and
+# root), and says why not where it has none (a VM without a virtual PMU,
+# a TCG guest): never a silent line, never a zero count.
+test_cycles()
+{
+	local s="unix:$work/rx.sock" rc=0 line=
+	need_bench || return $?
+	rx_line "$s" "-C 0 -n 8M" -- "$bench" tx -n 8M "$s" || rc=1
+	grep -q ' bytes=8388608 .* errors=0 .* result=ok$' "$work/rx" || rc=1
+	line=$(grep '^rxkit-bench: cycles ' "$work/rx.out")
+	echo "# ${line:-no cycles line}"
+	if ls -d /sys/bus/event_source/devices/cpu* > /dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+		echo "$line" | grep -q '^rxkit-bench: cycles cpu=0 count=[1-9][0-9]*$' || rc=1
+	else
+		echo "# no cycles counter here: the reason expected"
+		echo "$line" | grep -q '^rxkit-bench: cycles cpu=0 count=- reason=perf_event_open: .' || rc=1
+	fi
+	"$bench" rx -C -1 "$s" > "$work/refused" 2>&1 && rc=1
+	grep -q "error: -C needs a CPU number, got '-1'" "$work/refused" || rc=1
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
 
 # boot_sector FILE: a 512-byte boot sector that marks a loop of 100000
 # instructions the way rxkit-bench rx marks its receive loop (a 0x67
@@ -25,7 +50,7 @@ boot_sector()
 # open on fd 9, in the background ($q); the log in $work/NAME.log.
 plugin_qemu()
 {
-	local name=$1
+	local name="$1"
 	shift
 	rm -f "$work/$name.fifo"
 	mkfifo "$work/$name.fifo"

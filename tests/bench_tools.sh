@@ -200,28 +200,7 @@ test_slow_reader()
 	[ "$rc" = 0 ] || return "$KSFT_FAIL"
 }
 
-# test_cycles: rx -C counts CPU 0's cycles over the transfer where this
-# machine has a cycles counter (a "cpu" PMU in /sys/bus/event_source, and
-# root), and says why not where it has none (a VM without a virtual PMU,
-# a TCG guest): never a silent line, never a zero count.
-test_cycles()
-{
-	local s="unix:$work/rx.sock" rc=0 line=
-	need_bench || return $?
-	rx_line "$s" "-C 0 -n 8M" -- "$bench" tx -n 8M "$s" || rc=1
-	grep -q ' bytes=8388608 .* errors=0 .* result=ok$' "$work/rx" || rc=1
-	line=$(grep '^rxkit-bench: cycles ' "$work/rx.out")
-	echo "# ${line:-no cycles line}"
-	if ls -d /sys/bus/event_source/devices/cpu* > /dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-		echo "$line" | grep -q '^rxkit-bench: cycles cpu=0 count=[1-9][0-9]*$' || rc=1
-	else
-		echo "# no cycles counter here: the reason expected"
-		echo "$line" | grep -q '^rxkit-bench: cycles cpu=0 count=- reason=perf_event_open: .' || rc=1
-	fi
-	"$bench" rx -C -1 "$s" > "$work/refused" 2>&1 && rc=1
-	grep -q "error: -C needs a CPU number, got '-1'" "$work/refused" || rc=1
-	[ "$rc" = 0 ] || return "$KSFT_FAIL"
-}
+# cycles: tests/bench-tools-lib.sh.
 
 # A stream with one wrong byte, and one cut short of -n, fail with exit 1;
 # the wrong byte is found at its offset.
