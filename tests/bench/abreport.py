@@ -17,6 +17,17 @@ WORDS = {
 }
 
 
+def verdict_word(c, kind):
+    """rxkit-stats's verdict of change C in KIND's words."""
+    return WORDS[kind].get(c["verdict"], c["verdict"])
+
+
+def timed_with_probes(rows):
+    """The timed rows carry counts: the run set the counters' probes while
+    it timed (the method before the control pass)."""
+    return any(r.get("lock") for r in rows)
+
+
 def die(msg):
     sys.stderr.write("%s: error: %s\n" % (PROG, msg))
     sys.exit(2)
@@ -124,7 +135,7 @@ class Report:
             return "too few pairs"
         self.intervals.add(self.key)
         lo, hi = c["ci95"].split(",")
-        word = WORDS[kind].get(c["verdict"], c["verdict"])
+        word = verdict_word(c, kind)
         return "%s [%s, %s] %s; AB %s, BA %s; wins %s, sign p %s" % (
             c["change"], lo, hi, word, c["ab_change"], c["ba_change"],
             c.get("wins", "?"), c.get("sign_p", "?"))
