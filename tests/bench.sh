@@ -117,11 +117,12 @@ rtts=$(awk -v col=$col '!/^#/ && NF && $col != "-" {
 		printf "%s:%s ", $1, $col }' "$RTT_FILE")
 
 
-# The passes: plain and insn each pair, probes and probes-insn once.
-npass=1
-passes="plain probes"
-[ -z "$plugin" ] || { npass=2; passes="plain insn probes probes-insn"; }
-nruns=$(( (pairs * 2 + 2) * npass ))
+# The passes: those of every pair, then the control's, once; with the
+# plugin, each again with it.
+pair_passes="plain${plugin:+ insn}"
+control_passes="probes${plugin:+ probes-insn}"
+passes="$pair_passes $control_passes"
+nruns=$(( $(echo "$pair_passes" | wc -w) * pairs * 2 + $(echo "$control_passes" | wc -w) * 2 ))
 echo "pair,order,tree,point,payload,recv,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result,rwpkt,lock,lookup,readable,writespace,cycles,insn_worker,insn_reader,insn_worker_host,insn_reader_host" \
 	> "$out/samples.csv"
 for pass in $passes; do
@@ -155,15 +156,16 @@ while [ "$k" -le "$pairs" ]; do
 	# Each state: the timed sweep, then (with the plugin, which slows the
 	# guest several times) the same points again for the instructions.
 	for st in $states; do
-		guest_pass plain
-		[ -z "$plugin" ] || guest_pass insn
+		for pass in $pair_passes; do
+			guest_pass "$pass"
+		done
 	done
 	k=$((k + 1))
 done
 # The control: each kernel once more with the counters' probes set, timed
 # (and counted by the plugin): the counts, and what the probes cost.
 k=control order=AB
-for pass in probes${plugin:+ probes-insn}; do
+for pass in $control_passes; do
 	for st in baseline patched; do
 		guest_pass "$pass"
 	done
@@ -195,8 +197,8 @@ rc=0
 bad=$(awk -F, 'NR > 1 && (($4 ~ /^probes/) != ($5 > 0)) { print $1 "-" $3 "-" $4 }' \
 	"$out/guests.csv" | tr '\n' ' ')
 [ -z "$bad" ] || { echo "# guests with probes where none belong, or none where they do: $bad"; rc=1; }
-[ "$(($(wc -l < "$out/guests.csv") - 1))" = "$nruns" ] ||
-	{ echo "# $(($(wc -l < "$out/guests.csv") - 1)) guests said what they carried, not $nruns"; rc=1; }
+rows=$(($(wc -l < "$out/guests.csv") - 1))
+[ "$rows" = "$nruns" ] || { echo "# $rows guests said what they carried, not $nruns"; rc=1; }
 for pass in $passes; do
 	bad=$(awk -F, -v p="$pass" 'NR > 1 && (($15 != "") != (p ~ /^probes/))' \
 		"$out/$(csv_of "$pass")" | wc -l)
@@ -231,8 +233,9 @@ else
 	ktap_result "$rc" cycles_counted
 fi
 # Per received RW packet at 64-byte writes into a 64 KiB recv(), each
-# state's counts of the control's probes pass: about one lock and one lookup a packet on the
-# baseline, at most half of one on the patched kernel (batches of up to 64).
+# state's counts in the control's probes pass: about one lock and one
+# lookup a packet on the baseline, at most half of one on the patched
+# kernel (batches of up to 64).
 lock_b=$(per_packet baseline 16)
 lookup_b=$(per_packet baseline 17)
 lock_p=$(per_packet patched 16)

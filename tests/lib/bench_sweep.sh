@@ -12,7 +12,7 @@
 # csv_of PASS, its boot id, load and probes into guests.csv, a KTAP line.
 guest_pass()
 {
-	local t0 rc=0 insn_log= load
+	local t0 secs rc=0 insn_log= load
 	kernel="$(bench_o "$st")/arch/x86/boot/bzImage"
 	initrd="$out/$st$(pass_suffix "$1")/initrd.cpio.gz"
 	art="$out/pair-$k-$st$(pass_suffix "$1")"
@@ -34,16 +34,17 @@ guest_pass()
 		nested_sweep || rc=$?
 	fi
 	[ -z "$insn_log" ] || exec 9>&-
+	secs=$(($(date +%s) - t0))
 	samples "$k" "$order" "$st" "$art/bench_rx" "$(csv_of "$1")" "$insn_log"
 	tr -d '\r' < "$art/bench_rx/results.log" 2>/dev/null | awk -v pfx="$k,$order,$st,$1" \
-		-v load="$load" -v secs="$(($(date +%s) - t0))" '
+		-v load="$load" -v secs="$secs" '
 		$2 == "bench-probes" { probes = $3 }
 		$2 == "bench-guest" { split($3, b, "="); split($4, l, "=")
 			id = b[2]; gl = l[2]; gsub(/,/, "/", gl) }
 		END { printf "%s,%s,%s,%s,%s,%s\n", pfx, probes, id, gl, load, secs }' \
 		>> "$out/guests.csv"
 	done_runs=$((done_runs + 1))
-	echo "# pair $k ($order) $st, $1: $(grep -c "^$k,$order,$st," "$out/$(csv_of "$1")") points in $(($(date +%s) - t0)) s; $((nruns - done_runs)) runs left"
+	echo "# pair $k ($order) $st, $1: $(grep -c "^$k,$order,$st," "$out/$(csv_of "$1")") points in $secs s; $((nruns - done_runs)) runs left"
 	ktap_result "$rc" "pair_${k}_${st}$(pass_suffix "$1" | tr - _)"
 }
 
