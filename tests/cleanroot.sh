@@ -7,7 +7,9 @@
 # gets a copy of the kit's tracked files, then runs, chrooted in a private
 # mount namespace: ci/deps, ci/fetch, ci/prepare, ci/build of the patched
 # tree, the test initramfs and one guest boot, ci/package with its lint, and
-# ci/repo (the signed repositories, with a key made there).
+# ci/repo (the signed repositories, with a key made there); then the DKMS
+# package's suite (tests/dkms_build.sh) of the first target that pins a
+# Debian kernel ABI.
 # Only the kit's ccache is shared with this machine (bind-mounted), so the
 # compiles are ccache hits of the kernels make check built before; apt's
 # downloaded packages are kept between runs (RXKIT_CACHE/cleanroot/archives).
@@ -20,13 +22,14 @@ PROG=cleanroot
 . "$RXKIT_TOP/tests/lib.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="deps fetch_prepare build boot package repo"
+readonly TEST_NAMES="deps fetch_prepare build boot package repo dkms"
 readonly TEST_DESCS="ci/deps installs in the base root what the kit needs, and nothing on its second run:\
 ci/fetch and ci/prepare of TARGET in the root:\
 ci/build of the patched tree in the root (its compiles the shared ccache's hits):\
 the test initramfs and one guest boot of that kernel (tests/vsock_loopback.sh -t boot_release):\
 ci/package in the root, lintian and rpmlint clean, the packages published for the package suites:\
-ci/repo publishes the root's packages, signed with a key made in the root"
+ci/repo publishes the root's packages, signed with a key made in the root:\
+ci/dkms and Debian's dkms build and install the DKMS package in the root (tests/dkms_build.sh)"
 # Where the kit, its cache and its output live inside the root.
 readonly IN_KIT=/rxkit
 readonly IN_CACHE=/var/cache/vsock-rxkit
@@ -248,6 +251,19 @@ test_repo()
 	earlier_failed && return "$KSFT_SKIP"
 	step repo ci/repo "$target" || return $?
 	grep '^repo: \(generated\|published\)' "$logs/repo.log" | sed 's/^/# /'
+}
+
+# The DKMS package's suite, of the first target with series/T/debian-headers
+# (fetched in the root when it is not TARGET).
+test_dkms()
+{
+	local t
+	earlier_failed && return "$KSFT_SKIP"
+	t=$(ls "$RXKIT_TOP"/series/*/debian-headers 2>/dev/null | sed -n '1s|.*/series/\([^/]*\)/.*|\1|p')
+	[ -n "$t" ] || { SKIP_REASON="no target pins a Debian kernel ABI (series/*/debian-headers)"; return "$KSFT_SKIP"; }
+	[ "$t" = "$target" ] || step dkms-fetch ci/fetch "$t" || return $?
+	step dkms tests/dkms_build.sh "$t" || return $?
+	grep '^ok\|^not ok' "$logs/dkms.log" | sed 's/^/# /'
 }
 
 # publish_packages ROOT_PACKAGES: the root's source and binary packages

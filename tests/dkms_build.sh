@@ -129,8 +129,8 @@ test_dkms_install()
 	local m f v vm rc=0
 	in_machine dkms install -m vsock-rxkit -v "$dver" -k "$rel" > "$art/dkms-install.log" 2>&1 ||
 		{ tail -n 20 "$art/dkms-install.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
-	modversion=$(sed -n 's/^#define RXKIT_MODULE_VERSION "\(.*\)"$/\1/p' "$root/usr/src/vsock-rxkit-$dver/rxkit-modversion.h")
-	[ -n "$modversion" ] || { echo "# no RXKIT_MODULE_VERSION in rxkit-modversion.h"; return "$KSFT_FAIL"; }
+	modversion=$(sed -n 's/^#define VSOCKRX_MODULE_VERSION "\(.*\)"$/\1/p' "$root/usr/src/vsock-rxkit-$dver/rxkit-modversion.h")
+	[ -n "$modversion" ] || { echo "# no VSOCKRX_MODULE_VERSION in rxkit-modversion.h"; return "$KSFT_FAIL"; }
 	for m in $(cat "$work/family"); do
 		f=$(in_machine modinfo -k "$rel" -n "$m") || { echo "# modinfo -k $rel $m failed"; rc=1; continue; }
 		v=$(in_machine modinfo -k "$rel" -F version "$m")

@@ -78,8 +78,10 @@ def holds(pred, t, row):
         return not os.path.exists(os.path.join(TOP, "series", t, "refuse"))
     if pred == "debian-kernel":
         return image(t) is not None
+    if pred == "dkms":
+        return os.path.exists(os.path.join(TOP, "series", t, "debian-headers"))
     die("%s:%d: unknown predicate '%s'" % (TABLE, row["_line"], pred),
-        "use sockmap or debian-kernel")
+        "use sockmap, debian-kernel or dkms")
 
 
 class Stage:
