@@ -1,0 +1,195 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/dkms_boot.sh: vsock-rxkit-dkms installed as a user does on a Debian
+# VM that runs Debian's own kernel, and removed again.  KTAP on stdout;
+# exit 0 (all passed or skipped), 1 (a failure).
+#
+# The VM is tests/mkimage --variant dkms (Debian's cloud kernel and its
+# headers, dkms), booted through SeaBIOS and GRUB with its disk in
+# snapshot mode and a job disk (tests/lib/image_vm.sh) holding
+# tests/image/run-dkms, ci/repo --dkms's signed repository and the kit's
+# test initramfs as a tree.  Three boots of Debian's kernel: with Debian's
+# modules (the vsock jobs, then apt-get install vsock-rxkit-dkms: dkms
+# builds in the guest), with the package's modules (the same jobs, then
+# apt-get remove), and with Debian's again.  The A/B verdict: no case that
+# passed on Debian's modules fails on the package's.
+set -eu
+PROG=dkms_boot
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+. "$RXKIT_TOP/tests/packages-lib.sh"
+. "$RXKIT_TOP/tests/lib/image_vm.sh"
+
+# Each test and what it checks (-l); one VM run serves them all.
+readonly TEST_NAMES="dkms_boot_debian dkms_vsock_debian dkms_install dkms_loaded dkms_vsock dkms_removed"
+readonly TEST_DESCS="Debian's pinned kernel and headers boot to multi-user.target with every vCPU:\
+the vsock jobs pass on Debian's modules, the ones loaded:\
+apt-get installs vsock-rxkit-dkms from ci/repo --dkms's repository and dkms builds and installs it for the running kernel:\
+after a reboot every loaded module of the family is the package's (updates/dkms, the kit's version):\
+the vsock jobs pass on the package's modules, no case that passed on Debian's fails, the kernel log clean:\
+apt-get remove takes the modules out and the next boot loads Debian's again"
+readonly VM_TIMEOUT=${RXKIT_VM_TIMEOUT:-1800}
+readonly VSOCK_JOBS="vsock_diag_test_loopback vsock_test_loopback"
+readonly VM_STUCK='Kernel panic|^\(initramfs\) |Dropping to a shell'
+
+usage()
+{
+	cat <<USAGE
+usage: tests/dkms_boot.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
+
+Install-and-reboot test of the vsock-rxkit-dkms package of TARGET (default:
+$RXKIT_TARGET; it needs series/TARGET/debian-headers, of Debian 12) in the
+kit's Debian VM image with Debian's kernel, from ci/repo --dkms's signed
+repository (-l lists the tests; -t NAME runs NAME, -T NAME leaves it out;
+each may repeat).  One VM run (three boots, at most ${VM_TIMEOUT}s) serves
+every test.  ci/prepare must have made TARGET's trees.
+Artefacts (console and protocol logs, each boot's cases):
+\$RXKIT_OUT/TARGET/dkms-boot/
+Environment: RXKIT_VM_TIMEOUT.
+USAGE
+}
+
+pkg_setup "$@"
+pkg_need_root
+need "$QEMU" qemu-system-x86
+need mke2fs e2fsprogs
+need cpio cpio
+pin="$(target_dir "$target")/debian-headers"
+[ -f "$pin" ] || die "no $pin: no Debian kernel ABI pinned for the $target series"
+rel=$("$RXKIT_TOP/ci/debian-kernel" --headers --release "$target") || exit 1
+dist=$("$RXKIT_TOP/ci/debian-kernel" --headers --image "$target") || exit 1
+[ "$dist" = bookworm ] || die "$pin: image $dist; the dkms image variant is of Debian 12 (bookworm) only"
+art="$(out_dir "$target")/dkms-boot"
+rm -rf "$art"
+mkdir -p "$art"
+pr="$art/results.log"
+vm_image_args="--variant dkms"
+# The vsock tests are the patched tree's (its UAPI headers, a folder of
+# them alone: no kernel of this target is built here).
+uapi="$(src_root "$target")/patched/o-uapi"
+[ -d "$(src_root "$target")/patched" ] || die "no patched tree of $target; run: ci/prepare $target"
+make -s -C "$(src_root "$target")/patched" O="$uapi" headers_install > "$work/uapi.log" 2>&1 ||
+	{ cat "$work/uapi.log"; die "make headers_install of the patched $target tree failed"; }
+accel=tcg
+
+# vm_job DIR: the DKMS package (ci/dkms) in ci/repo --dkms's repository,
+# the job and its settings, the vsock jobs' tree.
+vm_job()
+{
+	local g="$1"
+	RXKIT_OUT="$work/out" "$RXKIT_TOP/ci/dkms" --no-lint "$target" > "$art/ci-dkms.log" 2>&1 ||
+		{ tail -n 10 "$art/ci-dkms.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
+	RXKIT_OUT="$work/out" "$RXKIT_TOP/ci/repo" --dkms "$target" > "$art/ci-repo.log" 2>&1 ||
+		{ tail -n 10 "$art/ci-repo.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
+	cp -R "$work/out/repo-dkms" "$g/repo"
+	modversion=$(tar -xJOf "$work/out/$target/dkms/"*.orig.tar.xz --wildcards '*/rxkit-modversion.h' |
+		sed -n 's/^#define VSOCKRX_MODULE_VERSION "\(.*\)"$/\1/p')
+	cp "$RXKIT_TOP/tests/image/run-dkms" "$g/run"
+	printf 'rel=%s\njobs="%s"\nscale=%s\n' "$rel" "$VSOCK_JOBS" "$(time_scale "$accel")" > "$g/env"
+	guest_tree "$g/guest" "$uapi"
+}
+
+# loaded STEP WHERE VERSION: the family's modules loaded in STEP's boot
+# (at least vsock and its loopback transport) all from WHERE (kernel or
+# updates/dkms) and of VERSION ('' : any).
+loaded()
+{
+	local b rc=0 m f v n=0
+	b=$(boot_block "$1")
+	printf '%s\n' "$b" | sed -n 's/^RXKIT: module //p' > "$work/loaded-$1"
+	while read -r m f v; do
+		n=$((n + 1))
+		case "$f" in
+		"/lib/modules/$rel/$2/"*) ;;
+		*) echo "# $1: $m from $f, not $2"; rc=1 ;;
+		esac
+		[ -z "$3" ] || [ "$v" = "$3" ] || { echo "# $1: $m version '$v', not '$3'"; rc=1; }
+	done < "$work/loaded-$1"
+	grep -q '^vsock ' "$work/loaded-$1" && grep -q '^vsock_loopback ' "$work/loaded-$1" ||
+		{ echo "# $1: vsock or vsock_loopback not loaded"; rc=1; }
+	echo "# $1: $n modules of the family loaded from $2: $(cut -d' ' -f1 "$work/loaded-$1" | tr '\n' ' ')"
+	return "$rc"
+}
+
+# jobs_pass STEP: the vsock jobs of STEP's boot, their cases in $art/STEP/.
+jobs_pass()
+{
+	local b j jrc rc=0
+	b=$(boot_block "$1")
+	for j in $VSOCK_JOBS; do
+		printf '%s\n' "$b" | sed -n "/^RXKIT: job $j\$/,/^RXKIT: rc/p" > "$work/$1-$j.log"
+		jrc=$(sed -n 's/^RXKIT: rc \([0-9]*\)$/\1/p' "$work/$1-$j.log")
+		art="$art/$1" vsock_cases "$j" "$work/$1-$j.log" "$work/job/guest/rxkit/skip/$j" "${jrc:-255}" ||
+			rc=1
+	done
+	return "$rc"
+}
+
+test_dkms_boot_debian()
+{
+	local p v rc=0
+	vm_run || return $?
+	check_boot debian "$rel" || rc=1
+	for p in "linux-image-$rel" "linux-headers-$rel"; do
+		v=$(awk -v p="$p" '$1 == "deb" && $2 == p { print $3 }' "$pin")
+		boot_block debian | grep -qx "RXKIT: package $p $v" ||
+			{ echo "# the image's $p is not the pinned $v: $(boot_block debian | sed -n "s/^RXKIT: package $p //p")"; rc=1; }
+	done
+	return "$rc"
+}
+
+test_dkms_vsock_debian()
+{
+	vm_run || return $?
+	loaded debian kernel '' || return 1
+	jobs_pass debian
+}
+
+test_dkms_install()
+{
+	vm_run || return $?
+	apt_ok debian || return 1
+	grep '^Building\|^Signing\|^Installing\|^depmod\|^vsock-rxkit-dkms' "$art/apt-debian.log" | sed 's/^/# apt: /'
+	boot_block debian | sed -n 's/^RXKIT: apt-seconds /# apt-get (the last: install, dkms build included): /p' | tail -n 1
+	boot_block debian | grep -q "^RXKIT: dkms-status vsock-rxkit/.*, $rel, x86_64: installed" ||
+		{ echo "# dkms status: $(boot_block debian | sed -n 's/^RXKIT: dkms-status //p')"; return 1; }
+}
+
+test_dkms_loaded()
+{
+	vm_run || return $?
+	check_boot modules "$rel" || return 1
+	loaded modules updates/dkms "$modversion"
+}
+
+test_dkms_vsock()
+{
+	local rc=0 bad j
+	vm_run || return $?
+	jobs_pass modules || rc=1
+	for j in $VSOCK_JOBS; do
+		awk 'FNR == NR { if ($1 == "ok") was[$2] = 1; next }
+			$1 == "not" && ($3 in was) { print "# REGRESSION: case " $3 " " $4 " passed on Debian'"'"'s modules"; bad = 1 }
+			END { exit bad }' "$art/debian/$j/cases.ktap" "$art/modules/$j/cases.ktap" || rc=1
+	done
+	mkdir -p "$art/modules-log"
+	boot_block modules > "$art/modules-log/results.log"
+	: > "$art/modules-log/serial.log"
+	bad=$(guest_dmesg_bad "$art/modules-log") || return 1
+	[ -z "$bad" ] || { echo "# kernel log reports problems:"; printf '%s\n' "$bad" | sed 's/^/#   /'; rc=1; }
+	return "$rc"
+}
+
+test_dkms_removed()
+{
+	local rc=0
+	vm_run || return $?
+	apt_ok modules || rc=1
+	! boot_block modules | grep '^RXKIT: left ' | sed 's/^RXKIT: left /# left in updates\/dkms: /' | grep . || rc=1
+	check_boot removed "$rel" || rc=1
+	loaded removed kernel '' || rc=1
+	grep -q '^RXKIT: done' "$pr.txt" || { echo "# the last boot did not finish"; rc=1; }
+	return "$rc"
+}
+
+pkg_run
