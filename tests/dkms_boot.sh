@@ -7,12 +7,14 @@
 # The VM is tests/mkimage --variant dkms (Debian's cloud kernel and its
 # headers, dkms), booted through SeaBIOS and GRUB with its disk in
 # snapshot mode and a job disk (tests/lib/image_vm.sh) holding
-# tests/image/run-dkms, ci/repo --dkms's signed repository and the kit's
-# test initramfs as a tree.  Three boots of Debian's kernel: with Debian's
-# modules (the vsock jobs, then apt-get install vsock-rxkit-dkms: dkms
-# builds in the guest), with the package's modules (the same jobs, then
-# apt-get remove), and with Debian's again.  The A/B verdict: no case that
-# passed on Debian's modules fails on the package's.
+# tests/image/run-dkms, the pinned kernel and headers (ci/debian-kernel
+# --headers), ci/repo --dkms's signed repository and the kit's test
+# initramfs as a tree.  The image's kernel installs the pinned one, then
+# three boots of it: with Debian's modules (the vsock jobs, then apt-get
+# install vsock-rxkit-dkms: dkms builds in the guest), with the package's
+# modules (the same jobs, then apt-get remove), and with Debian's again.
+# The A/B verdict: no case that passed on Debian's modules fails on the
+# package's.
 set -eu
 PROG=dkms_boot
 . "$(dirname "$0")/../ci/lib.sh"
@@ -21,10 +23,11 @@ PROG=dkms_boot
 . "$RXKIT_TOP/tests/lib/image_vm.sh"
 
 # Each test and what it checks (-l); one VM run serves them all.
-readonly TEST_NAMES="dkms_boot_debian dkms_vsock_debian dkms_install dkms_loaded dkms_vsock dkms_removed"
-readonly TEST_DESCS="Debian's pinned kernel and headers boot to multi-user.target with every vCPU:\
+readonly TEST_NAMES="dkms_boot_debian dkms_vsock_debian dkms_install dkms_refused dkms_loaded dkms_vsock dkms_removed"
+readonly TEST_DESCS="Debian's pinned kernel and headers, installed from their .debs, boot to multi-user.target with every vCPU:\
 the vsock jobs pass on Debian's modules, the ones loaded:\
 apt-get installs vsock-rxkit-dkms from ci/repo --dkms's repository and dkms builds and installs it for the running kernel:\
+dkms builds nothing for the image's other kernel (another ABI), and says why:\
 after a reboot every loaded module of the family is the package's (updates/dkms, the kit's version):\
 the vsock jobs pass on the package's modules, no case that passed on Debian's fails, the kernel log clean:\
 apt-get remove takes the modules out and the next boot loads Debian's again"
@@ -57,6 +60,7 @@ need cpio cpio
 pin="$(target_dir "$target")/debian-headers"
 [ -f "$pin" ] || die "no $pin: no Debian kernel ABI pinned for the $target series"
 rel=$("$RXKIT_TOP/ci/debian-kernel" --headers --release "$target") || exit 1
+debs=$("$RXKIT_TOP/ci/debian-kernel" --headers "$target") || die "ci/debian-kernel --headers $target failed"
 dist=$("$RXKIT_TOP/ci/debian-kernel" --headers --image "$target") || exit 1
 [ "$dist" = bookworm ] || die "$pin: image $dist; the dkms image variant is of Debian 12 (bookworm) only"
 art="$(out_dir "$target")/dkms-boot"
@@ -82,6 +86,8 @@ vm_job()
 	RXKIT_OUT="$work/out" "$RXKIT_TOP/ci/repo" --dkms "$target" > "$art/ci-repo.log" 2>&1 ||
 		{ tail -n 10 "$art/ci-repo.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
 	cp -R "$work/out/repo-dkms" "$g/repo"
+	mkdir "$g/debs"
+	cp "$debs"/*.deb "$g/debs/"
 	modversion=$(tar -xJOf "$work/out/$target/dkms/"*.orig.tar.xz --wildcards '*/rxkit-modversion.h' |
 		sed -n 's/^#define VSOCKRX_MODULE_VERSION "\(.*\)"$/\1/p')
 	cp "$RXKIT_TOP/tests/image/run-dkms" "$g/run"
@@ -129,6 +135,7 @@ test_dkms_boot_debian()
 {
 	local p v rc=0
 	vm_run || return $?
+	apt_ok pin || rc=1
 	check_boot debian "$rel" || rc=1
 	for p in "linux-image-$rel" "linux-headers-$rel"; do
 		v=$(awk -v p="$p" '$1 == "deb" && $2 == p { print $3 }' "$pin")
@@ -153,6 +160,25 @@ test_dkms_install()
 	boot_block debian | sed -n 's/^RXKIT: apt-seconds /# apt-get (the last: install, dkms build included): /p' | tail -n 1
 	boot_block debian | grep -q "^RXKIT: dkms-status vsock-rxkit/.*, $rel, x86_64: installed" ||
 		{ echo "# dkms status: $(boot_block debian | sed -n 's/^RXKIT: dkms-status //p')"; return 1; }
+}
+
+test_dkms_refused()
+{
+	local b k n=0 rc=0
+	vm_run || return $?
+	b=$(boot_block debian)
+	for k in $(printf '%s\n' "$b" | sed -n 's/^RXKIT: other-abi \([^ ]*\) rc .*/\1/p'); do
+		n=$((n + 1))
+		printf '%s\n' "$b" | grep -qx "RXKIT: other-abi $k rc 77" ||
+			{ echo "# dkms build for $k: $(printf '%s\n' "$b" | sed -n "s/^RXKIT: other-abi $k //p"), not 77"; rc=1; }
+		! printf '%s\n' "$b" | grep -q "^RXKIT: dkms-status .*, $k, .*installed" ||
+			{ echo "# dkms installed modules for $k"; rc=1; }
+	done
+	[ "$n" -gt 0 ] || { echo "# the image has no other kernel with headers to refuse"; return 1; }
+	printf '%s\n' "$b" | grep -q '^RXKIT: other-abi-log .*BUILD_EXCLUSIVE directive which does not match' ||
+		{ echo "# dkms did not say why"; rc=1; }
+	echo "# refused for $n other kernel(s): $(printf '%s\n' "$b" | sed -n 's/^RXKIT: other-abi \([^ ]*\) rc .*/\1/p' | tr '\n' ' ')"
+	return "$rc"
 }
 
 test_dkms_loaded()

@@ -23,6 +23,7 @@ PROG=packages_boot
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/packages-lib.sh"
+. "$RXKIT_TOP/tests/lib/image_vm.sh"
 
 # Each test and what it checks (-l); one VM run serves them all.
 readonly TEST_NAMES="boot_debian boot_install boot_patched boot_vsock boot_remove"
@@ -153,120 +154,22 @@ pr="$art/results.log"
 tree=$btree flavour=$bflavour
 release=$rel
 
-vm_state=	# '' (not run yet), ok, or why there is no run
+vm_image_args="--suite $dist"
 
-# vm_run: the VM run of the top, once; a KSFT code (SKIP: no packages or
-# repository, SKIP_REASON says why).
-vm_run()
+# vm_job DIR: the job disk of tests/image/run: the repository or Debian's
+# .deb files, the job's settings and the kit's test initramfs as a tree.
+vm_job()
 {
-	local img i g k t0 pid rc=0
-	case "$vm_state" in
-	ok) return "$KSFT_PASS" ;;
-	?*) echo "# $vm_state"; return "$KSFT_FAIL" ;;
-	esac
+	local g="$1" i
 	if [ -n "$repo" ]; then
 		need_repo || return $?
+		cp -R "$repo" "$g/repo"
 	fi
-	vm_state="tests/mkimage failed (log: $art/mkimage.log)"
-	img=$("$RXKIT_TOP/tests/mkimage" --suite "$dist" 2> "$art/mkimage.log") ||
-		{ tail -n 5 "$art/mkimage.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
-	sed 's/^/# /' "$art/mkimage.log"
-	vm_state="the job disk could not be made"
-	g="$work/job"
-	mkdir -p "$g/guest"
-	[ -z "$repo" ] || cp -R "$repo" "$g/repo"
 	[ -z "$debs" ] || { mkdir "$g/debs" && cp "$debs"/*.deb "$g/debs/"; }
 	cp "$RXKIT_TOP/tests/image/run" "$g/run"
 	printf 'rel=%s\njobs="%s"\ninst="%s"\nrm="%s"\nscale=%s\n' "$rel" "$VSOCK_JOBS" "$inst" "$rm" \
 		"$(time_scale "$accel")" > "$g/env"
-	i=$(ensure_initramfs "$(src_root "$target")/patched" "$uapi") || return "$KSFT_FAIL"
-	gzip -dc "$i" | (cd "$g/guest" && cpio -id --quiet) || return "$KSFT_FAIL"
-	chroot "$g/guest" /bin/busybox --install -s /bin || return "$KSFT_FAIL"
-	skip_list vsock_test_loopback "$target" > "$g/guest/rxkit/skip/vsock_test_loopback"
-	skip_list vsock_diag_test_loopback "$target" > "$g/guest/rxkit/skip/vsock_diag_test_loopback"
-	# Sized by its content: the cloud flavour's repository alone holds a
-	# 400 MiB -dbg package.  An eighth more and 64 MiB for ext4's own.
-	k=$(du -sk "$g" | cut -f1)
-	mke2fs -q -t ext4 -L RXKITJOB -d "$g" "$work/job.raw" "$(( k + k / 8 + 65536 ))k" > "$art/mke2fs.log" 2>&1 ||
-		{ cat "$art/mke2fs.log"; return "$KSFT_FAIL"; }
-	: > "$art/serial.log"
-	: > "$pr"
-	t0=$(date +%s)
-	echo "# image $img; job disk $(du -sk "$g" | cut -f1) KiB; VM started ($accel, -smp $GUEST_SMP, time scale $(time_scale "$accel"))"
-	# shellcheck disable=SC2046
-	$QEMU -nodefaults -display none -monitor none -machine q35 \
-		$(qemu_accel_args "$accel") -smp "$GUEST_SMP" -m 1024 \
-		-drive "file=$img,format=raw,if=virtio,snapshot=on" \
-		-drive "file=$work/job.raw,format=raw,if=virtio,readonly=on" \
-		-serial "file:$art/serial.log" -serial "file:$pr" \
-		> "$art/qemu.log" 2>&1 &
-	pid=$!
-	# Until the guest powers off; a kernel that cannot go on (a panic,
-	# initramfs-tools' rescue shell) stops the run at once.
-	while kill -0 "$pid" 2>/dev/null; do
-		if [ "$(date +%s)" -ge $((t0 + VM_TIMEOUT)) ]; then
-			rc=3
-		elif tr -d '\r' < "$art/serial.log" | grep -Eq "$VM_STUCK"; then
-			rc=4
-		fi
-		if [ "$rc" != 0 ]; then
-			kill "$pid" 2>/dev/null || true
-			break
-		fi
-		sleep 1
-	done
-	wait "$pid" 2>/dev/null || true
-	tr -d '\r' < "$pr" > "$pr.txt"
-	echo "# VM run: $(( $(date +%s) - t0 )) s; boots: $(grep '^RXKIT: boot ' "$pr.txt" | cut -d' ' -f3- | paste -sd, -)"
-	vm_state=ok
-	case "$rc" in
-	3) echo "# the VM overran ${VM_TIMEOUT}s and was stopped (console: $art/serial.log)" ;;
-	4) echo "# the guest's kernel could not go on: $(tr -d '\r' < "$art/serial.log" | grep -E "$VM_STUCK" | head -n 1)" ;;
-	esac
-	grep -q '^RXKIT: done' "$pr.txt" || {
-		echo "# the guest did not finish its steps; console's end:"
-		tr -d '\r' < "$art/serial.log" | tail -n 15 | awk '{ print "#   " $0 }'
-	}
-}
-
-# boot_block STEP: the protocol lines of that step's boot.
-boot_block()
-{
-	awk -v s="$1" '/^RXKIT: boot / { on = ($3 == s) } on' "$pr.txt"
-}
-
-# check_boot STEP RELEASE: the boot of STEP ran RELEASE (any release of
-# Debian's cloud kernel for "debian") with every vCPU and reached
-# multi-user.target; says what systemd reports.
-check_boot()
-{
-	local b u m
-	b=$(boot_block "$1")
-	[ -n "$b" ] || { echo "# no boot of step '$1' (protocol: $pr)"; return 1; }
-	u=$(printf '%s\n' "$b" | sed -n 's/^RXKIT: boot [a-z]* //p')
-	printf '%s\n' "$b" | grep -E '^RXKIT: (system|failed-unit) ' | sed 's/^RXKIT: /# /'
-	m=$(printf '%s\n' "$b" | sed -n 's/^RXKIT: multi-user-us \([0-9]*\)$/\1/p')
-	echo "# step $1: uname -r $u; multi-user.target reached ${m:+$((m / 1000000)) s after the kernel started}"
-	case "$2" in
-	debian) case "$u" in *-cloud-amd64) ;; *) echo "# not Debian's cloud kernel"; return 1 ;; esac ;;
-	*) [ "$u" = "$2" ] || { echo "# not $2"; return 1; } ;;
-	esac
-	printf '%s\n' "$b" | grep -qx 'RXKIT: multi-user active' ||
-		{ echo "# multi-user.target is not active"; return 1; }
-	printf '%s\n' "$b" | grep -qx "RXKIT: cpus $GUEST_SMP" ||
-		{ echo "# the guest did not bring up $GUEST_SMP vCPUs"; return 1; }
-}
-
-# apt_ok STEP: the apt-get of STEP's boot exited 0; its output else.
-apt_ok()
-{
-	local b
-	b=$(boot_block "$1")
-	printf '%s\n' "$b" | sed -n '/^RXKIT: apt-begin/,/^RXKIT: apt-end/p' > "$art/apt-$1.log"
-	printf '%s\n' "$b" | grep -qx 'RXKIT: apt-rc 0' && return 0
-	echo "# apt-get failed in step $1:"
-	tail -n 12 "$art/apt-$1.log" | sed 's/^/#   /'
-	return 1
+	guest_tree "$g/guest" "$uapi"
 }
 
 test_boot_debian()

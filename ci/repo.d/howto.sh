@@ -23,11 +23,14 @@ howto_names()
 	done | sort -u
 }
 
-# howto DIR: the INSTALL text of the repository in DIR.
+# howto DIR: the INSTALL text of the repository in DIR (the kernels' or the
+# DKMS package's, with the headers of the running kernel dkms builds for).
 howto()
 {
 	local u="${uri:-REPO_URI}" d r
 	d=$(howto_names "$1/deb/pool/main/linux-image-*.deb" | tr '\n' ' ')
+	[ -n "$d" ] || ! ls "$1"/deb/pool/main/vsock-rxkit-dkms_*.deb > /dev/null 2>&1 ||
+		d='linux-headers-$(uname -r) vsock-rxkit-dkms '
 	r=$(howto_names "$1/rpm/*.rpm" | tr '\n' ' ')
 	echo "vsock-rxkit: kernels with the series \"vsock/virtio: reduce RX per-packet socket overhead\""
 	echo "key: $fpr (gpg --show-keys vsock-rxkit-archive-key.asc shows it)"
