@@ -32,8 +32,6 @@ after a reboot every loaded module of the family is the package's (updates/dkms,
 the vsock jobs pass on the package's modules, no case that passed on Debian's fails, the kernel log clean:\
 apt-get remove takes the modules out and the next boot loads Debian's again"
 readonly VM_TIMEOUT=${RXKIT_VM_TIMEOUT:-1800}
-readonly VSOCK_JOBS="vsock_diag_test_loopback vsock_test_loopback"
-readonly VM_STUCK='Kernel panic|^\(initramfs\) |Dropping to a shell'
 
 usage()
 {

@@ -37,9 +37,6 @@ apt-get removes the kernel and its GRUB entry, Debian's kernel boots again"
 # kernel starts, not explained yet: doc/testing.md); make check runs
 # another stage beside it, hence the margin.
 readonly VM_TIMEOUT=${RXKIT_VM_TIMEOUT:-1800}
-readonly VSOCK_JOBS="vsock_diag_test_loopback vsock_test_loopback"
-# Console lines of a boot that cannot go on (stop the VM there).
-readonly VM_STUCK='Kernel panic|^\(initramfs\) |Dropping to a shell'
 
 
 usage()

@@ -8,12 +8,18 @@
 # step a boot (tests/image/run, run-dkms).  The job reports on the second
 # serial port ("RXKIT: " lines, the protocol log $pr).
 #
-# The suite sets art, work, pr, accel, VM_TIMEOUT, VM_STUCK and
-# vm_image_args (tests/mkimage's arguments), and defines vm_job DIR, which
-# fills the job disk's folder (run, env and what the job installs) and
-# returns a KSFT code.
-# The suite's state (art, work, pr, accel, the VM_* settings):
+# The suite sets art, work, pr, accel, VM_TIMEOUT and vm_image_args
+# (tests/mkimage's arguments), and defines vm_job DIR, which fills the job
+# disk's folder (run, env and what the job installs) and returns a KSFT
+# code.
+# The suite's state (art, work, pr, accel, VM_TIMEOUT):
 # shellcheck disable=SC2154
+
+# The vsock jobs of the kit's test initramfs a job runs on Debian's
+# configuration (its transports are modules there).
+readonly VSOCK_JOBS="vsock_diag_test_loopback vsock_test_loopback"
+# Console lines of a boot that cannot go on (stop the VM there).
+readonly VM_STUCK='Kernel panic|^\(initramfs\) |Dropping to a shell'
 
 vm_state=	# '' (not run yet), ok, or why there is no run
 
