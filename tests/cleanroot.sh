@@ -92,6 +92,7 @@ setup_root()
 # in_root LOG CMD...: CMD in the root, as root, with a plain environment
 # (node's extra certificate authorities, Debian's bundle of the root,
 # where this machine gives node extra ones),
+# the root a mount point of its own (so that unshare -m works inside),
 # /proc, /sys, /dev, a private /dev/shm and the shared ccache; output to
 # $logs/LOG.  The mounts go with the namespace.  (ccache checks the
 # compiler by its content, kbuild_env of ci/lib.sh: the root's gcc,
@@ -103,6 +104,7 @@ in_root()
 	unshare --mount --propagation private sh -c '
 		r=$1 cache=$2 arch=$3 in_cache=$4
 		shift 4
+		mount --bind "$r" "$r" &&
 		mount -t proc proc "$r/proc" &&
 		mount -t sysfs sysfs "$r/sys" &&
 		mount --bind /dev "$r/dev" &&
@@ -257,10 +259,16 @@ test_repo()
 # (fetched in the root when it is not TARGET).
 test_dkms()
 {
-	local t
+	local t u
 	earlier_failed && return "$KSFT_SKIP"
 	t=$(ls "$RXKIT_TOP"/series/*/debian-headers 2>/dev/null | sed -n '1s|.*/series/\([^/]*\)/.*|\1|p')
 	[ -n "$t" ] || { SKIP_REASON="no target pins a Debian kernel ABI (series/*/debian-headers)"; return "$KSFT_SKIP"; }
+	# Debian's installer enables the security suite, which a debootstrap
+	# root lacks: series/6.1 is pinned there. Its URI is this machine's.
+	u=$(mirror_for bookworm-security)
+	[ -n "$u" ] || { SKIP_REASON="this machine names no bookworm-security mirror to give the root"; return "$KSFT_SKIP"; }
+	grep -rqs 'bookworm-security' "$root/etc/apt/sources.list" "$root/etc/apt/sources.list.d" ||
+		echo "deb $u bookworm-security main" > "$root/etc/apt/sources.list.d/debian-security.list"
 	[ "$t" = "$target" ] || step dkms-fetch ci/fetch "$t" || return $?
 	step dkms tests/dkms_build.sh "$t" || return $?
 	grep '^ok\|^not ok' "$logs/dkms.log" | sed 's/^/# /'
