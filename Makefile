@@ -23,7 +23,7 @@ include ci/stages.gen.mk
 ONE := $(GROUPS)
 one = $(group.$(1).$(TARGET))
 
-.PHONY: all help run check check-full deps stages plan pipeline clean $(ONE)
+.PHONY: all help run check check-full deps stages plan pipeline mail clean $(ONE)
 
 all: help
 
@@ -37,6 +37,8 @@ help:
 	@echo 'make pipeline    the check-full graph as the GitLab pipeline (.gitlab-ci.yml, ci/gitlab),'
 	@echo '                 run here by gitlab-ci-local: its estimate first, then every job'
 	@echo '                 (hours on 2 cores; PIPELINE_JOBS="JOB...": those jobs alone)'
+	@echo 'make mail        the kit'"'"'s fix and its selftest as a series for netdev, in'
+	@echo '                 out/$(TARGET)/mail/ (ci/mail; never sent; RXKIT_MAINTAINER the sender)'
 	@echo 'make GROUP       the stages of GROUP alone (ci/stage-table; make -n GROUP lists them):'
 	@$(foreach g,$(GROUPS),printf '  %-14s %s\n' '$(g)' '$(subst ','"'"',$(group-help.$(g)))';)
 	@echo 'TARGET=$(TARGET) ($(KNOWN)), JOBS=$(JOBS), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
@@ -82,6 +84,11 @@ pipeline: deps
 	@mkdir -p $(R) && touch $(R)/.started
 	-ci/gitlab --run --concurrency $(JOBS) $(PIPELINE_JOBS)
 	@tests/check --since $(R)/.started $(R)
+
+# The kit's own fix and its selftest as a patch series for netdev, checked
+# and ready for git send-email; nothing is sent.
+mail:
+	ci/mail $(TARGET)
 
 clean:
 	rm -rf out
