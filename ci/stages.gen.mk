@@ -41,7 +41,7 @@ tier.check-full.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched rootfs rootfs-bas
 tail.check-full.7.3 := results-json results-table
 others.check-full.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched build-7.3-baseline build-7.3-debug nested-7.3-patched nested-7.3-baseline virtio-7.3-patched virtio-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug virtio-7.3-debug ab-verdict-7.3 series-7.3 mail-7.3 bench-smoke-7.3 sockmap-7.3-patched sockmap-7.3-baseline build-7.3-bpf-patched build-7.3-bpf-baseline bpf-selftests-7.3-patched bpf-selftests-7.3-baseline ab-verdict-7.3-bpf
 
-GROUPS := fetch prepare build test vhost series package repo packages summary bench bench-slow bench-smoke debug sockmap cloud census
+GROUPS := fetch prepare build test vhost series package repo dkms packages summary bench bench-slow bench-smoke debug sockmap cloud census
 group.fetch.6.1 = fetch-6.1
 group.fetch.6.12 = fetch-6.12
 group.fetch.6.18 = fetch-6.18
@@ -74,6 +74,10 @@ group.repo.6.1 = repo-6.1
 group.repo.6.12 = repo-6.12
 group.repo.6.18 = repo-6.18
 group.repo.7.3 = repo-7.3
+group.dkms.6.1 = dkms-6.1 dkms-boot-6.1
+group.dkms.6.12 = 
+group.dkms.6.18 = 
+group.dkms.7.3 = 
 group.packages.6.1 = cleanroot-6.1 packages-build-6.1 packages-deb-6.1 packages-rpm-6.1 packages-repo-6.1 packages-boot-6.1 packages-dep8-6.1 packages-refusals-6.1 dkms-6.1 dkms-boot-6.1 packages-rebuild-6.1
 group.packages.6.12 = cleanroot-6.12 packages-build-6.12 packages-deb-6.12 packages-rpm-6.12 packages-repo-6.12 packages-boot-6.12 packages-dep8-6.12 packages-refusals-6.12 packages-rebuild-6.12
 group.packages.6.18 = cleanroot-6.18 packages-build-6.18 packages-deb-6.18 packages-rpm-6.18 packages-repo-6.18 packages-boot-6.18 packages-dep8-6.18 packages-refusals-6.18 packages-rebuild-6.18
@@ -120,6 +124,7 @@ group-help.vhost := the nested suites (kernel vhost-vsock in an L1 host) and the
 group-help.series := every patch of the series applied, compiled with W=1 and checkpatch'ed
 group-help.package := the packages of the patched kernel (ci/package)
 group-help.repo := the packages as a signed apt and dnf repository (ci/repo)
+group-help.dkms := the DKMS package built against Debian's headers and booted in a Debian VM
 group-help.packages := the package suites in the clean root, the DEP-8 test and the rebuilds
 group-help.summary := the summary of the target's results
 group-help.bench := the benchmark of tests/bench.sh (8 AB/BA pairs) and the slow reader
@@ -147,10 +152,15 @@ skip.virtio-6.1-debug = $(debug_why)
 skip.virtio-6.12-debug = $(debug_why)
 skip.virtio-6.18-debug = $(debug_why)
 skip.virtio-7.3-debug = $(debug_why)
+skip.dkms-boot-6.1 = a Debian VM that builds the modules under TCG and boots four times (ci/stage-times.ref: dkms-boot-T): make check-full or make dkms TARGET=6.1
 skip.packages-rebuild-6.1 = reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
 skip.packages-rebuild-6.12 = reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
 skip.packages-rebuild-6.18 = reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
 skip.packages-rebuild-7.3 = reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
+skip.series-6.1 = the W=1 compiles of every patch of another target (ci/stage-times.ref: series-T; prepare-6.1 applied its series with zero fuzz): make check-full or make series TARGET=6.1
+skip.series-6.12 = the W=1 compiles of every patch of another target (ci/stage-times.ref: series-T; prepare-6.12 applied its series with zero fuzz): make check-full or make series TARGET=6.12
+skip.series-6.18 = the W=1 compiles of every patch of another target (ci/stage-times.ref: series-T; prepare-6.18 applied its series with zero fuzz): make check-full or make series TARGET=6.18
+skip.series-7.3 = the W=1 compiles of every patch of another target (ci/stage-times.ref: series-T; prepare-7.3 applied its series with zero fuzz): make check-full or make series TARGET=7.3
 
 include ci/stage-rules.mk
 
@@ -254,17 +264,17 @@ $(eval $(call stage,packages-refusals-6.12,prepare-6.12,nice -n 10 tests/package
 $(eval $(call stage,packages-refusals-6.18,prepare-6.18,nice -n 10 tests/packages_refusals.sh 6.18,$(HEAD)))
 $(eval $(call stage,packages-refusals-7.3,prepare-7.3,nice -n 10 tests/packages_refusals.sh 7.3,$(HEAD)))
 $(eval $(call stage,dkms-6.1,fetch-6.1,nice -n 10 tests/dkms_build.sh 6.1,$(HEAD)))
-$(eval $(call stage,dkms-boot-6.1,prepare-6.1 rootfs-base,tests/dkms_boot.sh 6.1,$(HEAD)))
+$(eval $(if $(or $(FULL),$(filter 6.1,$(TARGET))),$(call stage,dkms-boot-6.1,prepare-6.1 rootfs-base,tests/dkms_boot.sh 6.1,$(HEAD)),$(call skipped,dkms-boot-6.1,$(skip.dkms-boot-6.1))))
 $(eval $(if $(FULL),$(call stage,packages-rebuild-6.1,packages-build-6.1 rootfs,nice -n 10 tests/packages_rebuild.sh 6.1,packages-deb-6.1),$(call skipped,packages-rebuild-6.1,$(skip.packages-rebuild-6.1))))
 $(eval $(if $(FULL),$(call stage,packages-rebuild-6.12,packages-build-6.12 rootfs,nice -n 10 tests/packages_rebuild.sh 6.12,packages-deb-6.12),$(call skipped,packages-rebuild-6.12,$(skip.packages-rebuild-6.12))))
 $(eval $(if $(FULL),$(call stage,packages-rebuild-6.18,packages-build-6.18 rootfs,nice -n 10 tests/packages_rebuild.sh 6.18,packages-deb-6.18),$(call skipped,packages-rebuild-6.18,$(skip.packages-rebuild-6.18))))
 $(eval $(if $(FULL),$(call stage,packages-rebuild-7.3,packages-build-7.3 rootfs,nice -n 10 tests/packages_rebuild.sh 7.3,packages-deb-7.3),$(call skipped,packages-rebuild-7.3,$(skip.packages-rebuild-7.3))))
 $(eval $(call stage,errors-build,,nice -n 10 tests/errors_build.sh $(TARGET),build-$(TARGET)-patched build-$(TARGET)-baseline series-$(TARGET)))
 $(eval $(call stage,errors-tools,,tests/errors_tools.sh $(TARGET),build-$(TARGET)-patched))
-$(eval $(call stage,series-6.1,prepare-6.1,nice -n 15 tests/series.sh 6.1,build-6.1-patched))
-$(eval $(call stage,series-6.12,prepare-6.12,nice -n 15 tests/series.sh 6.12,build-6.12-patched))
-$(eval $(call stage,series-6.18,prepare-6.18,nice -n 15 tests/series.sh 6.18,build-6.18-patched))
-$(eval $(call stage,series-7.3,prepare-7.3,nice -n 15 tests/series.sh 7.3,build-7.3-patched))
+$(eval $(if $(or $(FULL),$(filter 6.1,$(TARGET))),$(call stage,series-6.1,prepare-6.1,nice -n 15 tests/series.sh 6.1,build-6.1-patched),$(call skipped,series-6.1,$(skip.series-6.1))))
+$(eval $(if $(or $(FULL),$(filter 6.12,$(TARGET))),$(call stage,series-6.12,prepare-6.12,nice -n 15 tests/series.sh 6.12,build-6.12-patched),$(call skipped,series-6.12,$(skip.series-6.12))))
+$(eval $(if $(or $(FULL),$(filter 6.18,$(TARGET))),$(call stage,series-6.18,prepare-6.18,nice -n 15 tests/series.sh 6.18,build-6.18-patched),$(call skipped,series-6.18,$(skip.series-6.18))))
+$(eval $(if $(or $(FULL),$(filter 7.3,$(TARGET))),$(call stage,series-7.3,prepare-7.3,nice -n 15 tests/series.sh 7.3,build-7.3-patched),$(call skipped,series-7.3,$(skip.series-7.3))))
 $(eval $(call stage,mail-6.12,fetch-6.12,tests/mail.sh 6.12,$(HEAD)))
 $(eval $(call stage,mail-6.18,fetch-6.18,tests/mail.sh 6.18,$(HEAD)))
 $(eval $(call stage,mail-7.3,fetch-7.3,tests/mail.sh 7.3,$(HEAD)))

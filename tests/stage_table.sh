@@ -11,8 +11,8 @@ PROG=stage_table.sh
 . "$RXKIT_TOP/tests/lib.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="current stale refuses plans commands inputs outputs one_list"
-readonly TEST_DESCS="ci/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:every stage's command is an executable of the kit:every Consumes path is produced by a stage the consumer needs or waits for, and one that is not is named:ci/stage fails a passed stage that lacks a Produces path or wrote where none reaches, and passes one that made its own:no other file lists the stages (more than MAX_NAMES of them)"
+readonly TEST_NAMES="current stale refuses plans full_others commands inputs outputs one_list"
+readonly TEST_DESCS="ci/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:a Full-others row runs for make's TARGET and in check-full, and is recorded skipped for another target in check:every stage's command is an executable of the kit:every Consumes path is produced by a stage the consumer needs or waits for, and one that is not is named:ci/stage fails a passed stage that lacks a Produces path or wrote where none reaches, and passes one that made its own:no other file lists the stages (more than MAX_NAMES of them)"
 # A file that names more stages than this restates the table (prose names
 # a few; the old hand-kept lists named over 40).
 readonly MAX_NAMES=16
@@ -104,7 +104,8 @@ no command	/^Command: tests\/mkrootfs$/ { next } { print }	stage rootfs has no C
 field twice	{ print } /^Stage: rootfs$/ { print "Tiers: run"; print "Tiers: check" }	field Tiers given twice
 unknown predicate	{ sub(/^When: sockmap$/, "When: bpf") } { print }	unknown predicate .bpf.
 a GitLab keyword	{ sub(/^Stage: rootfs$/, "Stage: stages") } { print }	stage stages: a GitLab keyword
-an unknown GitLab stage	{ sub(/^Gitlab: verdict$/, "Gitlab: judge") } { print }	unknown GitLab stage .judge.'
+an unknown GitLab stage	{ sub(/^Gitlab: verdict$/, "Gitlab: judge") } { print }	unknown GitLab stage .judge.
+a quote in a skip reason	{ print } /^Stage: rootfs$/ { print "Full-others: the root\047s own" }	a quote in its Full-others reason'
 
 test_refuses()
 {
@@ -142,6 +143,36 @@ test_plans()
 			fi
 		done
 	done
+	return "$rc"
+}
+
+# skipped_in TIER TARGET: the stages make -n records as skipped.
+skipped_in()
+{
+	MAKEFLAGS= MAKELEVEL= make -s -C "$RXKIT_TOP" -n -B TIER="$1" TARGET="$2" RXKIT_OUT="$work/out" stages |
+		sed -n "s/^ci\/stage --skip '[^']*' \([^ ]*\) -- .*/\1/p"
+}
+
+# full_others_case TIER TARGET STAGE WANT: STAGE is skipped (WANT=yes) or
+# runs (no) in TIER for TARGET.
+full_others_case()
+{
+	local got=no
+	skipped_in "$1" "$2" | grep -qx "$3" && got=yes
+	echo "# $1 TARGET=$2: $3 skipped: $got (want $4)"
+	[ "$got" = "$4" ]
+}
+
+test_full_others()
+{
+	local rc="$KSFT_PASS" a b
+	a=$(known_targets | tr " " "\n" | sed -n 1p)
+	b=$(known_targets | tr " " "\n" | sed -n 2p)
+	[ -n "$b" ] || { SKIP_REASON="one target: no other target to skip"; return "$KSFT_SKIP"; }
+	full_others_case check "$a" "series-$b" yes || rc=$KSFT_FAIL
+	full_others_case check "$a" "series-$a" no || rc=$KSFT_FAIL
+	full_others_case check "$b" "series-$b" no || rc=$KSFT_FAIL
+	full_others_case check-full "$a" "series-$b" no || rc=$KSFT_FAIL
 	return "$rc"
 }
 

@@ -47,6 +47,9 @@ def doc_listed(r):
     out += ["%s (other targets)" % t for t in r.get("Others", "").split()]
     if "Full" in r:
         out = [w if w.startswith("check-full") else w + " (skipped)" for w in out]
+    elif "Full-others" in r:
+        out = [w if w.startswith("check-full") or "other" not in w
+               else w.replace(" (other targets)", " (other targets, skipped)") for w in out]
     groups = r.get("Groups", "").split() + r.get("Groups-unless-PATCHES", "").split()
     out += ["make " + g for g in dict.fromkeys(groups)]
     if "When" in r:

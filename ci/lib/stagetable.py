@@ -12,7 +12,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 TABLE = "ci/stage-table"
 TIERS = ("run", "check", "check-full")
 FIELDS = {"Stage", "Trees", "When", "If", "Needs", "After", "Last", "Tiers",
-          "Others", "Groups", "Groups-unless-PATCHES", "Full", "Nice",
+          "Others", "Groups", "Groups-unless-PATCHES", "Full", "Full-others", "Nice",
           "Command", "Does", "Consumes", "Produces", "Gitlab", "Group", "Help", "Before"}
 # The stages of .gitlab-ci.yml a row's Gitlab may name.
 GITLAB_STAGES = ("fetch", "prepare", "build", "test", "package", "verdict", ".post")
@@ -179,6 +179,10 @@ def check_rows(rows):
                 if w not in TIERS:
                     die("%s:%d: unknown tier '%s'" % (TABLE, r["_line"], w),
                         "use one of " + " ".join(TIERS))
+            for k in ("Full", "Full-others"):
+                if "'" in r.get(k, ""):
+                    die("%s:%d: stage %s: a quote in its %s reason (the skip record quotes it)"
+                        % (TABLE, r["_line"], r["Stage"], k), "word the reason without one")
             key = r["Stage"]
             if r.get("Gitlab", "test") not in GITLAB_STAGES:
                 die("%s:%d: stage %s: unknown GitLab stage '%s'" % (TABLE, r["_line"], key, r["Gitlab"]),
