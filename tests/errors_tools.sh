@@ -293,6 +293,16 @@ test_bpftests_refused()
 		mv "$work/nobtf/vmlinux.btf" "$work/nobtf/vmlinux"
 	expect_fail "$work/nocase.err" "^mkbpftests: error: no case of .*/tests/data/bpf-selftests applies to $t" \
 		"$m" "$t" "$work/nobtf" || return "$KSFT_FAIL"
+	# A tree of the target whose selftests the kit's own no longer fit.
+	[ -n "$(selftest_patches "$target")" ] || return "$KSFT_PASS"
+	t="$work/$target/bent"
+	mkdir -p "$t/tools/testing/selftests/bpf/prog_tests" "$t/tools/testing/selftests/bpf/progs"
+	cp "$src/tools/testing/selftests/bpf/Makefile" "$t/tools/testing/selftests/bpf/"
+	for f in $(selftest_files "$target"); do
+		echo 'void test_sockmap_basic(void) {}' > "$t/$f"
+	done
+	expect_fail "$work/bent.err" "^mkbpftests: error: series/$target/selftests/.* does not apply to $target's tree with zero fuzz" \
+		"$m" --cases "$t" "$work/nobtf"
 }
 
 # shellcheck disable=SC2086

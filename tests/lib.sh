@@ -13,6 +13,8 @@
 #   streams.sh    the per-stream result lines of rxkit-vsock, checked
 #   args.sh       guest_test_setup: a guest suite's command line and kernel
 #   paths.sh      twin
+#   selftests.sh  the kit's own selftests of a target (series/T/selftests)
+#                 applied to a view of a tree (also tests/waits, mkbpftests)
 # and, each sourced by its suite alone: vhost_user.sh (vsock_vhost_user.sh,
 # bench.sh), nested.sh (vsock_nested.sh), bench.sh (bench.sh).
 
@@ -25,3 +27,4 @@
 . "$RXKIT_TOP/tests/lib/streams.sh"
 . "$RXKIT_TOP/tests/lib/args.sh"
 . "$RXKIT_TOP/tests/lib/paths.sh"
+. "$RXKIT_TOP/tests/lib/selftests.sh"

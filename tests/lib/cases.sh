@@ -225,3 +225,29 @@ ktap_from_test_progs()
 				print line[i]
 		}'
 }
+
+# harness_from_test_progs LOG: test_progs' log in the shape known_defects
+# reads (tests/lib/known.sh): a "#  RUN NAME ..." line a subtest, and each
+# failed check of a failed subtest ("FUNC:FAIL:MESSAGE", which test_progs
+# prints before the subtest's "#N/M NAME:FAIL") as "# not as written:
+# FUNC:FAIL:MESSAGE".  A failed subtest without such a line (a crash, a
+# timeout) gets none, so no entry can excuse it.
+harness_from_test_progs()
+{
+	tr -d '\r' < "$1" | awk '
+		/^All error logs:/ { exit }
+		/^#[0-9]+\/[0-9]+ / {
+			name = $0
+			sub(/^#[0-9]+\/[0-9]+ +/, "", name)
+			st = name; sub(/.*:/, "", st)
+			sub(/:[A-Z]+$/, "", name)
+			print "#  RUN " name " ..."
+			if (st == "FAIL")
+				for (i = 1; i <= nf; i++)
+					print "# not as written: " fl[i]
+			nf = 0
+			next
+		}
+		/^#[0-9]+ / { nf = 0; next }
+		/^[A-Za-z0-9_]+:FAIL:/ { fl[++nf] = $0 }'
+}
