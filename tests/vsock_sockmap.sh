@@ -19,9 +19,10 @@ readonly GUEST_CID=3
 # sockmap_virtio: the guest's sender connects to host port RELAY_PORT;
 # rxkit-vsock uds-relay joins it to guest port RELAY_LPORT, where S is.
 readonly RELAY_PORT=5300 RELAY_LPORT=5301
-# The jobs of tests/sockmap/rxkit-sockmap.c: their exit code 1 is a failed case,
-# which handoff_cases judges (guest_verdict).
-readonly HARNESS_JOBS="sockmap_loopback sockmap_virtio"
+# The jobs of tests/sockmap/rxkit-sockmap.c and test_progs (bpf_selftests):
+# their exit code 1 is a failed case,
+# which handoff_cases and bpf_selftests judge (guest_verdict).
+readonly HARNESS_JOBS="sockmap_loopback sockmap_virtio bpf_selftests"
 # The loop's size in the guest (tests/sockmap/rxkit-sockmap.c; empty: its own
 # defaults, 12 rounds of 60 ms phases).
 readonly ROUNDS="${RXKIT_SOCKMAP_ROUNDS:-}"
@@ -145,6 +146,12 @@ test_bpf_selftests()
 		echo "# $f: $n subtests"
 		[ "$n" -gt 0 ] || rc=$KSFT_FAIL
 	done < "$art/tools/rxkit/bpf/filters"
+	# test_progs exits 1 when a test failed (HARNESS_JOBS): each failed
+	# test must have a failed subtest, judged above.
+	for f in $(tr -d '\r' < "$art/$job/job.log" | sed -n 's/^#[0-9]* *\([^ /:]*\):FAIL$/\1/p' | sort -u); do
+		grep -Eq "^    (not ok [0-9]+ $f/|ok [0-9]+ $f/.* # XFAIL )" "$art/$job/cases.ktap" ||
+			{ echo "# $f failed outside its subtests"; rc=$KSFT_FAIL; }
+	done
 	guest_verdict "$job" "$art/$job" "$grc" "$JOB_TIMEOUT" || rc=$?
 	! grep -q '^    not ok ' "$art/$job/cases.ktap" || rc=$KSFT_FAIL
 	return "$rc"
