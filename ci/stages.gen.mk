@@ -16,28 +16,28 @@ others.run.6.18 :=
 tier.run.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched package-7.3 repo-7.3 build-7.3-baseline virtio-7.3-patched virtio-7.3-baseline loopback-7.3-patched loopback-7.3-baseline
 tail.run.7.3 := summary-7.3 results-json results-table
 others.run.7.3 := 
-tier.check.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched rootfs rootfs-base vm-image cleanroot-6.1 packages-build-6.1 build-6.1-baseline build-6.1-debug packages-deb-6.1 packages-rpm-6.1 packages-repo-6.1 packages-boot-6.1 packages-dep8-6.1 nested-6.1-patched nested-6.1-baseline virtio-6.1-patched virtio-6.1-baseline loopback-6.1-patched loopback-6.1-baseline loopback-6.1-debug virtio-6.1-debug ab-verdict-6.1 packages-refusals-6.1 dkms-6.1 dkms-boot-6.1 packages-rebuild-6.1 errors-build errors-tools series-6.1 bench-smoke-6.1 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.1
+tier.check.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched rootfs rootfs-base packages-build-6.1 cleanroot-6.1 build-6.1-baseline build-6.1-debug packages-deb-6.1 packages-rpm-6.1 packages-repo-6.1 packages-boot-6.1 packages-dep8-6.1 nested-6.1-patched nested-6.1-baseline virtio-6.1-patched virtio-6.1-baseline loopback-6.1-patched loopback-6.1-baseline loopback-6.1-debug virtio-6.1-debug ab-verdict-6.1 packages-refusals-6.1 dkms-6.1 dkms-boot-6.1 packages-rebuild-6.1 errors-build errors-tools series-6.1 bench-smoke-6.1 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.1
 tail.check.6.1 := results-json results-table
 others.check.6.1 := fetch-6.1 prepare-6.1 dkms-6.1 dkms-boot-6.1 series-6.1
-tier.check.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched rootfs rootfs-base vm-image cleanroot-6.12 packages-build-6.12 build-6.12-baseline build-6.12-debug packages-deb-6.12 packages-rpm-6.12 packages-repo-6.12 packages-boot-6.12 packages-dep8-6.12 nested-6.12-patched nested-6.12-baseline virtio-6.12-patched virtio-6.12-baseline loopback-6.12-patched loopback-6.12-baseline loopback-6.12-debug virtio-6.12-debug ab-verdict-6.12 packages-refusals-6.12 packages-rebuild-6.12 errors-build errors-tools series-6.12 mail-6.12 bench-smoke-6.12 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.12 sockmap-6.12-patched sockmap-6.12-baseline
+tier.check.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched rootfs rootfs-base packages-build-6.12 cleanroot-6.12 build-6.12-baseline build-6.12-debug packages-deb-6.12 packages-rpm-6.12 packages-repo-6.12 packages-boot-6.12 packages-dep8-6.12 nested-6.12-patched nested-6.12-baseline virtio-6.12-patched virtio-6.12-baseline loopback-6.12-patched loopback-6.12-baseline loopback-6.12-debug virtio-6.12-debug ab-verdict-6.12 packages-refusals-6.12 packages-rebuild-6.12 errors-build errors-tools series-6.12 mail-6.12 bench-smoke-6.12 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.12 sockmap-6.12-patched sockmap-6.12-baseline
 tail.check.6.12 := results-json results-table
 others.check.6.12 := fetch-6.12 prepare-6.12 series-6.12 mail-6.12
-tier.check.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched rootfs rootfs-base vm-image cleanroot-6.18 packages-build-6.18 build-6.18-baseline build-6.18-debug packages-deb-6.18 packages-rpm-6.18 packages-repo-6.18 packages-boot-6.18 packages-dep8-6.18 nested-6.18-patched nested-6.18-baseline virtio-6.18-patched virtio-6.18-baseline loopback-6.18-patched loopback-6.18-baseline loopback-6.18-debug virtio-6.18-debug ab-verdict-6.18 packages-refusals-6.18 packages-rebuild-6.18 errors-build errors-tools series-6.18 mail-6.18 bench-smoke-6.18 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.18 sockmap-6.18-patched sockmap-6.18-baseline
+tier.check.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched rootfs rootfs-base packages-build-6.18 cleanroot-6.18 build-6.18-baseline build-6.18-debug packages-deb-6.18 packages-rpm-6.18 packages-repo-6.18 packages-boot-6.18 packages-dep8-6.18 nested-6.18-patched nested-6.18-baseline virtio-6.18-patched virtio-6.18-baseline loopback-6.18-patched loopback-6.18-baseline loopback-6.18-debug virtio-6.18-debug ab-verdict-6.18 packages-refusals-6.18 packages-rebuild-6.18 errors-build errors-tools series-6.18 mail-6.18 bench-smoke-6.18 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.18 sockmap-6.18-patched sockmap-6.18-baseline
 tail.check.6.18 := results-json results-table
 others.check.6.18 := fetch-6.18 prepare-6.18 series-6.18 mail-6.18
-tier.check.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched rootfs rootfs-base vm-image cleanroot-7.3 packages-build-7.3 build-7.3-baseline build-7.3-debug packages-deb-7.3 packages-rpm-7.3 packages-repo-7.3 packages-boot-7.3 packages-dep8-7.3 nested-7.3-patched nested-7.3-baseline virtio-7.3-patched virtio-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug virtio-7.3-debug ab-verdict-7.3 packages-refusals-7.3 packages-rebuild-7.3 errors-build errors-tools series-7.3 mail-7.3 bench-smoke-7.3 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-7.3 sockmap-7.3-patched sockmap-7.3-baseline
+tier.check.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched rootfs rootfs-base packages-build-7.3 cleanroot-7.3 build-7.3-baseline build-7.3-debug packages-deb-7.3 packages-rpm-7.3 packages-repo-7.3 packages-boot-7.3 packages-dep8-7.3 nested-7.3-patched nested-7.3-baseline virtio-7.3-patched virtio-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug virtio-7.3-debug ab-verdict-7.3 packages-refusals-7.3 packages-rebuild-7.3 errors-build errors-tools series-7.3 mail-7.3 bench-smoke-7.3 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-7.3 sockmap-7.3-patched sockmap-7.3-baseline
 tail.check.7.3 := results-json results-table
 others.check.7.3 := fetch-7.3 prepare-7.3 series-7.3 mail-7.3
-tier.check-full.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched rootfs rootfs-base vm-image cleanroot-6.1 packages-build-6.1 build-6.1-baseline build-6.1-debug packages-deb-6.1 packages-rpm-6.1 packages-repo-6.1 packages-boot-6.1 packages-dep8-6.1 nested-6.1-patched nested-6.1-baseline virtio-6.1-patched virtio-6.1-baseline loopback-6.1-patched loopback-6.1-baseline loopback-6.1-debug virtio-6.1-debug ab-verdict-6.1 packages-refusals-6.1 dkms-6.1 dkms-boot-6.1 packages-rebuild-6.1 errors-build errors-tools series-6.1 bench-smoke-6.1 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.1 nested-6.1-patched-loaded nested-6.1-baseline-loaded build-6.1-cloud package-6.1-cloud
+tier.check-full.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched rootfs rootfs-base vm-image packages-build-6.1 cleanroot-6.1 build-6.1-baseline build-6.1-debug packages-deb-6.1 packages-rpm-6.1 packages-repo-6.1 packages-boot-6.1 packages-dep8-6.1 nested-6.1-patched nested-6.1-baseline virtio-6.1-patched virtio-6.1-baseline loopback-6.1-patched loopback-6.1-baseline loopback-6.1-debug virtio-6.1-debug ab-verdict-6.1 packages-refusals-6.1 dkms-6.1 dkms-boot-6.1 packages-rebuild-6.1 errors-build errors-tools series-6.1 bench-smoke-6.1 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.1 nested-6.1-patched-loaded nested-6.1-baseline-loaded build-6.1-cloud package-6.1-cloud
 tail.check-full.6.1 := results-json results-table
 others.check-full.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched build-6.1-baseline build-6.1-debug nested-6.1-patched nested-6.1-baseline virtio-6.1-patched virtio-6.1-baseline loopback-6.1-patched loopback-6.1-baseline loopback-6.1-debug virtio-6.1-debug ab-verdict-6.1 dkms-6.1 dkms-boot-6.1 series-6.1 bench-smoke-6.1
-tier.check-full.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched rootfs rootfs-base vm-image cleanroot-6.12 packages-build-6.12 build-6.12-baseline build-6.12-debug packages-deb-6.12 packages-rpm-6.12 packages-repo-6.12 packages-boot-6.12 packages-dep8-6.12 nested-6.12-patched nested-6.12-baseline virtio-6.12-patched virtio-6.12-baseline loopback-6.12-patched loopback-6.12-baseline loopback-6.12-debug virtio-6.12-debug ab-verdict-6.12 packages-refusals-6.12 packages-rebuild-6.12 errors-build errors-tools series-6.12 mail-6.12 bench-smoke-6.12 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.12 sockmap-6.12-patched sockmap-6.12-baseline nested-6.12-patched-loaded nested-6.12-baseline-loaded build-6.12-cloud package-6.12-cloud build-6.12-bpf-patched build-6.12-bpf-baseline bpf-selftests-6.12-patched bpf-selftests-6.12-baseline ab-verdict-6.12-bpf
+tier.check-full.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched rootfs rootfs-base vm-image packages-build-6.12 cleanroot-6.12 build-6.12-baseline build-6.12-debug packages-deb-6.12 packages-rpm-6.12 packages-repo-6.12 packages-boot-6.12 packages-dep8-6.12 nested-6.12-patched nested-6.12-baseline virtio-6.12-patched virtio-6.12-baseline loopback-6.12-patched loopback-6.12-baseline loopback-6.12-debug virtio-6.12-debug ab-verdict-6.12 packages-refusals-6.12 packages-rebuild-6.12 errors-build errors-tools series-6.12 mail-6.12 bench-smoke-6.12 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.12 sockmap-6.12-patched sockmap-6.12-baseline nested-6.12-patched-loaded nested-6.12-baseline-loaded build-6.12-cloud package-6.12-cloud build-6.12-bpf-patched build-6.12-bpf-baseline bpf-selftests-6.12-patched bpf-selftests-6.12-baseline ab-verdict-6.12-bpf
 tail.check-full.6.12 := results-json results-table
 others.check-full.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched build-6.12-baseline build-6.12-debug nested-6.12-patched nested-6.12-baseline virtio-6.12-patched virtio-6.12-baseline loopback-6.12-patched loopback-6.12-baseline loopback-6.12-debug virtio-6.12-debug ab-verdict-6.12 series-6.12 mail-6.12 bench-smoke-6.12 sockmap-6.12-patched sockmap-6.12-baseline build-6.12-bpf-patched build-6.12-bpf-baseline bpf-selftests-6.12-patched bpf-selftests-6.12-baseline ab-verdict-6.12-bpf
-tier.check-full.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched rootfs rootfs-base vm-image cleanroot-6.18 packages-build-6.18 build-6.18-baseline build-6.18-debug packages-deb-6.18 packages-rpm-6.18 packages-repo-6.18 packages-boot-6.18 packages-dep8-6.18 nested-6.18-patched nested-6.18-baseline virtio-6.18-patched virtio-6.18-baseline loopback-6.18-patched loopback-6.18-baseline loopback-6.18-debug virtio-6.18-debug ab-verdict-6.18 packages-refusals-6.18 packages-rebuild-6.18 errors-build errors-tools series-6.18 mail-6.18 bench-smoke-6.18 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.18 sockmap-6.18-patched sockmap-6.18-baseline nested-6.18-patched-loaded nested-6.18-baseline-loaded build-6.18-cloud package-6.18-cloud build-6.18-bpf-patched build-6.18-bpf-baseline bpf-selftests-6.18-patched bpf-selftests-6.18-baseline ab-verdict-6.18-bpf
+tier.check-full.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched rootfs rootfs-base vm-image packages-build-6.18 cleanroot-6.18 build-6.18-baseline build-6.18-debug packages-deb-6.18 packages-rpm-6.18 packages-repo-6.18 packages-boot-6.18 packages-dep8-6.18 nested-6.18-patched nested-6.18-baseline virtio-6.18-patched virtio-6.18-baseline loopback-6.18-patched loopback-6.18-baseline loopback-6.18-debug virtio-6.18-debug ab-verdict-6.18 packages-refusals-6.18 packages-rebuild-6.18 errors-build errors-tools series-6.18 mail-6.18 bench-smoke-6.18 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.18 sockmap-6.18-patched sockmap-6.18-baseline nested-6.18-patched-loaded nested-6.18-baseline-loaded build-6.18-cloud package-6.18-cloud build-6.18-bpf-patched build-6.18-bpf-baseline bpf-selftests-6.18-patched bpf-selftests-6.18-baseline ab-verdict-6.18-bpf
 tail.check-full.6.18 := results-json results-table
 others.check-full.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched build-6.18-baseline build-6.18-debug nested-6.18-patched nested-6.18-baseline virtio-6.18-patched virtio-6.18-baseline loopback-6.18-patched loopback-6.18-baseline loopback-6.18-debug virtio-6.18-debug ab-verdict-6.18 series-6.18 mail-6.18 bench-smoke-6.18 sockmap-6.18-patched sockmap-6.18-baseline build-6.18-bpf-patched build-6.18-bpf-baseline bpf-selftests-6.18-patched bpf-selftests-6.18-baseline ab-verdict-6.18-bpf
-tier.check-full.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched rootfs rootfs-base vm-image cleanroot-7.3 packages-build-7.3 build-7.3-baseline build-7.3-debug packages-deb-7.3 packages-rpm-7.3 packages-repo-7.3 packages-boot-7.3 packages-dep8-7.3 nested-7.3-patched nested-7.3-baseline virtio-7.3-patched virtio-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug virtio-7.3-debug ab-verdict-7.3 packages-refusals-7.3 packages-rebuild-7.3 errors-build errors-tools series-7.3 mail-7.3 bench-smoke-7.3 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-7.3 sockmap-7.3-patched sockmap-7.3-baseline nested-7.3-patched-loaded nested-7.3-baseline-loaded build-7.3-cloud package-7.3-cloud vm-image-trixie cloud-boot-7.3-patched cloud-boot-7.3-baseline ab-verdict-7.3-cloud build-7.3-bpf-patched build-7.3-bpf-baseline bpf-selftests-7.3-patched bpf-selftests-7.3-baseline ab-verdict-7.3-bpf
+tier.check-full.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched rootfs rootfs-base vm-image packages-build-7.3 cleanroot-7.3 build-7.3-baseline build-7.3-debug packages-deb-7.3 packages-rpm-7.3 packages-repo-7.3 packages-boot-7.3 packages-dep8-7.3 nested-7.3-patched nested-7.3-baseline virtio-7.3-patched virtio-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug virtio-7.3-debug ab-verdict-7.3 packages-refusals-7.3 packages-rebuild-7.3 errors-build errors-tools series-7.3 mail-7.3 bench-smoke-7.3 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-7.3 sockmap-7.3-patched sockmap-7.3-baseline nested-7.3-patched-loaded nested-7.3-baseline-loaded build-7.3-cloud package-7.3-cloud vm-image-trixie cloud-boot-7.3-patched cloud-boot-7.3-baseline ab-verdict-7.3-cloud build-7.3-bpf-patched build-7.3-bpf-baseline bpf-selftests-7.3-patched bpf-selftests-7.3-baseline ab-verdict-7.3-bpf
 tail.check-full.7.3 := results-json results-table
 others.check-full.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched build-7.3-baseline build-7.3-debug nested-7.3-patched nested-7.3-baseline virtio-7.3-patched virtio-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug virtio-7.3-debug ab-verdict-7.3 series-7.3 mail-7.3 bench-smoke-7.3 sockmap-7.3-patched sockmap-7.3-baseline build-7.3-bpf-patched build-7.3-bpf-baseline bpf-selftests-7.3-patched bpf-selftests-7.3-baseline ab-verdict-7.3-bpf
 
@@ -78,10 +78,10 @@ group.dkms.6.1 = dkms-6.1 dkms-boot-6.1
 group.dkms.6.12 = 
 group.dkms.6.18 = 
 group.dkms.7.3 = 
-group.packages.6.1 = cleanroot-6.1 packages-build-6.1 packages-deb-6.1 packages-rpm-6.1 packages-repo-6.1 packages-boot-6.1 packages-dep8-6.1 packages-refusals-6.1 dkms-6.1 dkms-boot-6.1 packages-rebuild-6.1
-group.packages.6.12 = cleanroot-6.12 packages-build-6.12 packages-deb-6.12 packages-rpm-6.12 packages-repo-6.12 packages-boot-6.12 packages-dep8-6.12 packages-refusals-6.12 packages-rebuild-6.12
-group.packages.6.18 = cleanroot-6.18 packages-build-6.18 packages-deb-6.18 packages-rpm-6.18 packages-repo-6.18 packages-boot-6.18 packages-dep8-6.18 packages-refusals-6.18 packages-rebuild-6.18
-group.packages.7.3 = cleanroot-7.3 packages-build-7.3 packages-deb-7.3 packages-rpm-7.3 packages-repo-7.3 packages-boot-7.3 packages-dep8-7.3 packages-refusals-7.3 packages-rebuild-7.3
+group.packages.6.1 = packages-build-6.1 cleanroot-6.1 packages-deb-6.1 packages-rpm-6.1 packages-repo-6.1 packages-boot-6.1 packages-dep8-6.1 packages-refusals-6.1 dkms-6.1 dkms-boot-6.1 packages-rebuild-6.1
+group.packages.6.12 = packages-build-6.12 cleanroot-6.12 packages-deb-6.12 packages-rpm-6.12 packages-repo-6.12 packages-boot-6.12 packages-dep8-6.12 packages-refusals-6.12 packages-rebuild-6.12
+group.packages.6.18 = packages-build-6.18 cleanroot-6.18 packages-deb-6.18 packages-rpm-6.18 packages-repo-6.18 packages-boot-6.18 packages-dep8-6.18 packages-refusals-6.18 packages-rebuild-6.18
+group.packages.7.3 = packages-build-7.3 cleanroot-7.3 packages-deb-7.3 packages-rpm-7.3 packages-repo-7.3 packages-boot-7.3 packages-dep8-7.3 packages-refusals-7.3 packages-rebuild-7.3
 group-full.packages := FULL=1
 group.summary.6.1 = summary-6.1
 group.summary.6.12 = summary-6.12
@@ -99,6 +99,7 @@ group.bench-smoke.6.1 = $(if $(PATCHES),,build-6.1-patched) build-6.1-baseline b
 group.bench-smoke.6.12 = $(if $(PATCHES),,build-6.12-patched) build-6.12-baseline bench-smoke-6.12 $(if $(PATCHES),build-6.12-patched-$(PATCHES))
 group.bench-smoke.6.18 = $(if $(PATCHES),,build-6.18-patched) build-6.18-baseline bench-smoke-6.18 $(if $(PATCHES),build-6.18-patched-$(PATCHES))
 group.bench-smoke.7.3 = $(if $(PATCHES),,build-7.3-patched) build-7.3-baseline bench-smoke-7.3 $(if $(PATCHES),build-7.3-patched-$(PATCHES))
+group-full.bench-smoke := FULL=1
 group.debug.6.1 = build-6.1-debug loopback-6.1-debug virtio-6.1-debug
 group.debug.6.12 = build-6.12-debug loopback-6.12-debug virtio-6.12-debug
 group.debug.6.18 = build-6.18-debug loopback-6.18-debug virtio-6.18-debug
@@ -125,21 +126,29 @@ group-help.series := every patch of the series applied, compiled with W=1 and ch
 group-help.package := the packages of the patched kernel (ci/package)
 group-help.repo := the packages as a signed apt and dnf repository (ci/repo)
 group-help.dkms := the DKMS package built against Debian's headers and booted in a Debian VM
-group-help.packages := the package suites in the clean root, the DEP-8 test and the rebuilds
+group-help.packages := the packages built and tested, the clean root, the DEP-8 test and the rebuilds
 group-help.summary := the summary of the target's results
 group-help.bench := the benchmark of tests/bench.sh (8 AB/BA pairs) and the slow reader
 group-help.bench-slow := the slow-reader scenario of tests/bench_slow.sh
-group-help.bench-smoke := the smoke sweep of the benchmark (make check runs it)
+group-help.bench-smoke := the smoke sweep of the benchmark
 group-help.debug := the debug flavour (lockdep, KASAN) built and its guest suites
 group-help.sockmap := the sockmap hand-off on the guest kernels, the BPF selftests on bpf's
 group-help.cloud := the cloud flavour (Debian's cloud configuration + vsock), packaged, booted
 group-before.cloud := ci/build --estimate --flavour cloud $(TARGET)
 group-help.census := every guest suite of make check, both trees, RUNS=N times under load
 
+skip.cleanroot-6.1 = a Debian base root that installs ci/deps and runs the stages of the kit from nothing (ci/stage-times.ref: cleanroot-T): make check-full or make packages
+skip.cleanroot-6.12 = a Debian base root that installs ci/deps and runs the stages of the kit from nothing (ci/stage-times.ref: cleanroot-T): make check-full or make packages
+skip.cleanroot-6.18 = a Debian base root that installs ci/deps and runs the stages of the kit from nothing (ci/stage-times.ref: cleanroot-T): make check-full or make packages
+skip.cleanroot-7.3 = a Debian base root that installs ci/deps and runs the stages of the kit from nothing (ci/stage-times.ref: cleanroot-T): make check-full or make packages
 skip.build-6.1-debug = $(debug_why)
 skip.build-6.12-debug = $(debug_why)
 skip.build-6.18-debug = $(debug_why)
 skip.build-7.3-debug = $(debug_why)
+skip.packages-boot-6.1 = a TCG Debian VM that installs the packages from the repository and boots them through GRUB (ci/stage-times.ref: packages-boot-T): make check-full or make packages
+skip.packages-boot-6.12 = a TCG Debian VM that installs the packages from the repository and boots them through GRUB (ci/stage-times.ref: packages-boot-T): make check-full or make packages
+skip.packages-boot-6.18 = a TCG Debian VM that installs the packages from the repository and boots them through GRUB (ci/stage-times.ref: packages-boot-T): make check-full or make packages
+skip.packages-boot-7.3 = a TCG Debian VM that installs the packages from the repository and boots them through GRUB (ci/stage-times.ref: packages-boot-T): make check-full or make packages
 skip.packages-dep8-6.1 = the DEP-8 test of the source package under autopkgtest-virt-qemu (three TCG boots, the source unpacked and the vsock tests built in the guest): make check-full or make packages
 skip.packages-dep8-6.12 = the DEP-8 test of the source package under autopkgtest-virt-qemu (three TCG boots, the source unpacked and the vsock tests built in the guest): make check-full or make packages
 skip.packages-dep8-6.18 = the DEP-8 test of the source package under autopkgtest-virt-qemu (three TCG boots, the source unpacked and the vsock tests built in the guest): make check-full or make packages
@@ -161,6 +170,10 @@ skip.series-6.1 = the W=1 compiles of every patch of another target (ci/stage-ti
 skip.series-6.12 = the W=1 compiles of every patch of another target (ci/stage-times.ref: series-T; prepare-6.12 applied its series with zero fuzz): make check-full or make series TARGET=6.12
 skip.series-6.18 = the W=1 compiles of every patch of another target (ci/stage-times.ref: series-T; prepare-6.18 applied its series with zero fuzz): make check-full or make series TARGET=6.18
 skip.series-7.3 = the W=1 compiles of every patch of another target (ci/stage-times.ref: series-T; prepare-7.3 applied its series with zero fuzz): make check-full or make series TARGET=7.3
+skip.bench-smoke-6.1 = twelve TCG guests of both kernels, timed and counted apart (ci/stage-times.ref: bench-smoke-T): make check-full or make bench-smoke
+skip.bench-smoke-6.12 = twelve TCG guests of both kernels, timed and counted apart (ci/stage-times.ref: bench-smoke-T): make check-full or make bench-smoke
+skip.bench-smoke-6.18 = twelve TCG guests of both kernels, timed and counted apart (ci/stage-times.ref: bench-smoke-T): make check-full or make bench-smoke
+skip.bench-smoke-7.3 = twelve TCG guests of both kernels, timed and counted apart (ci/stage-times.ref: bench-smoke-T): make check-full or make bench-smoke
 
 include ci/stage-rules.mk
 
@@ -187,14 +200,14 @@ $(eval $(call stage,repo-7.3,package-7.3,ci/repo 7.3,))
 $(eval $(call stage,rootfs,,tests/mkrootfs,))
 $(eval $(call stage,rootfs-base,,tests/mkrootfs --base,rootfs))
 $(eval $(call stage,vm-image,rootfs-base,tests/mkimage,))
-$(eval $(call stage,cleanroot-6.1,rootfs-base,nice -n 10 tests/cleanroot.sh 6.1,build-6.1-patched))
-$(eval $(call stage,cleanroot-6.12,rootfs-base,nice -n 10 tests/cleanroot.sh 6.12,build-6.12-patched))
-$(eval $(call stage,cleanroot-6.18,rootfs-base,nice -n 10 tests/cleanroot.sh 6.18,build-6.18-patched))
-$(eval $(call stage,cleanroot-7.3,rootfs-base,nice -n 10 tests/cleanroot.sh 7.3,build-7.3-patched))
-$(eval $(call stage,packages-build-6.1,cleanroot-6.1,tests/packages_build.sh --reuse 6.1,))
-$(eval $(call stage,packages-build-6.12,cleanroot-6.12,tests/packages_build.sh --reuse 6.12,))
-$(eval $(call stage,packages-build-6.18,cleanroot-6.18,tests/packages_build.sh --reuse 6.18,))
-$(eval $(call stage,packages-build-7.3,cleanroot-7.3,tests/packages_build.sh --reuse 7.3,))
+$(eval $(call stage,packages-build-6.1,build-6.1-patched,nice -n 10 tests/packages_build.sh 6.1,))
+$(eval $(call stage,packages-build-6.12,build-6.12-patched,nice -n 10 tests/packages_build.sh 6.12,))
+$(eval $(call stage,packages-build-6.18,build-6.18-patched,nice -n 10 tests/packages_build.sh 6.18,))
+$(eval $(call stage,packages-build-7.3,build-7.3-patched,nice -n 10 tests/packages_build.sh 7.3,))
+$(eval $(if $(FULL),$(call stage,cleanroot-6.1,rootfs-base,nice -n 10 tests/cleanroot.sh 6.1,build-6.1-patched),$(call skipped,cleanroot-6.1,$(skip.cleanroot-6.1))))
+$(eval $(if $(FULL),$(call stage,cleanroot-6.12,rootfs-base,nice -n 10 tests/cleanroot.sh 6.12,build-6.12-patched),$(call skipped,cleanroot-6.12,$(skip.cleanroot-6.12))))
+$(eval $(if $(FULL),$(call stage,cleanroot-6.18,rootfs-base,nice -n 10 tests/cleanroot.sh 6.18,build-6.18-patched),$(call skipped,cleanroot-6.18,$(skip.cleanroot-6.18))))
+$(eval $(if $(FULL),$(call stage,cleanroot-7.3,rootfs-base,nice -n 10 tests/cleanroot.sh 7.3,build-7.3-patched),$(call skipped,cleanroot-7.3,$(skip.cleanroot-7.3))))
 $(eval $(call stage,build-6.1-baseline,prepare-6.1,nice -n 10 ci/build --tree baseline 6.1,build-6.1-patched))
 $(eval $(call stage,build-6.12-baseline,prepare-6.12,nice -n 10 ci/build --tree baseline 6.12,build-6.12-patched))
 $(eval $(call stage,build-6.18-baseline,prepare-6.18,nice -n 10 ci/build --tree baseline 6.18,build-6.18-patched))
@@ -215,10 +228,10 @@ $(eval $(call stage,packages-repo-6.1,packages-build-6.1 rootfs,tests/packages_r
 $(eval $(call stage,packages-repo-6.12,packages-build-6.12 rootfs,tests/packages_repo.sh 6.12,))
 $(eval $(call stage,packages-repo-6.18,packages-build-6.18 rootfs,tests/packages_repo.sh 6.18,))
 $(eval $(call stage,packages-repo-7.3,packages-build-7.3 rootfs,tests/packages_repo.sh 7.3,))
-$(eval $(call stage,packages-boot-6.1,packages-build-6.1 vm-image,tests/packages_boot.sh 6.1,packages-repo-6.1))
-$(eval $(call stage,packages-boot-6.12,packages-build-6.12 vm-image,tests/packages_boot.sh 6.12,packages-repo-6.12))
-$(eval $(call stage,packages-boot-6.18,packages-build-6.18 vm-image,tests/packages_boot.sh 6.18,packages-repo-6.18))
-$(eval $(call stage,packages-boot-7.3,packages-build-7.3 vm-image,tests/packages_boot.sh 7.3,packages-repo-7.3))
+$(eval $(if $(FULL),$(call stage,packages-boot-6.1,packages-build-6.1 vm-image,tests/packages_boot.sh 6.1,packages-repo-6.1),$(call skipped,packages-boot-6.1,$(skip.packages-boot-6.1))))
+$(eval $(if $(FULL),$(call stage,packages-boot-6.12,packages-build-6.12 vm-image,tests/packages_boot.sh 6.12,packages-repo-6.12),$(call skipped,packages-boot-6.12,$(skip.packages-boot-6.12))))
+$(eval $(if $(FULL),$(call stage,packages-boot-6.18,packages-build-6.18 vm-image,tests/packages_boot.sh 6.18,packages-repo-6.18),$(call skipped,packages-boot-6.18,$(skip.packages-boot-6.18))))
+$(eval $(if $(FULL),$(call stage,packages-boot-7.3,packages-build-7.3 vm-image,tests/packages_boot.sh 7.3,packages-repo-7.3),$(call skipped,packages-boot-7.3,$(skip.packages-boot-7.3))))
 $(eval $(if $(FULL),$(call stage,packages-dep8-6.1,packages-build-6.1,tests/packages_dep8.sh 6.1,$(call cores,packages-boot-6.1)),$(call skipped,packages-dep8-6.1,$(skip.packages-dep8-6.1))))
 $(eval $(if $(FULL),$(call stage,packages-dep8-6.12,packages-build-6.12,tests/packages_dep8.sh 6.12,$(call cores,packages-boot-6.12)),$(call skipped,packages-dep8-6.12,$(skip.packages-dep8-6.12))))
 $(eval $(if $(FULL),$(call stage,packages-dep8-6.18,packages-build-6.18,tests/packages_dep8.sh 6.18,$(call cores,packages-boot-6.18)),$(call skipped,packages-dep8-6.18,$(skip.packages-dep8-6.18))))
@@ -278,10 +291,10 @@ $(eval $(if $(or $(FULL),$(filter 7.3,$(TARGET))),$(call stage,series-7.3,prepar
 $(eval $(call stage,mail-6.12,fetch-6.12,tests/mail.sh 6.12,$(HEAD)))
 $(eval $(call stage,mail-6.18,fetch-6.18,tests/mail.sh 6.18,$(HEAD)))
 $(eval $(call stage,mail-7.3,fetch-7.3,tests/mail.sh 7.3,$(HEAD)))
-$(eval $(call stage,bench-smoke-6.1,build-6.1-baseline $(if $(PATCHES),build-6.1-patched-$(PATCHES),build-6.1-patched),tests/bench.sh --smoke $(bench_opts) 6.1,))
-$(eval $(call stage,bench-smoke-6.12,build-6.12-baseline $(if $(PATCHES),build-6.12-patched-$(PATCHES),build-6.12-patched),tests/bench.sh --smoke $(bench_opts) 6.12,))
-$(eval $(call stage,bench-smoke-6.18,build-6.18-baseline $(if $(PATCHES),build-6.18-patched-$(PATCHES),build-6.18-patched),tests/bench.sh --smoke $(bench_opts) 6.18,))
-$(eval $(call stage,bench-smoke-7.3,build-7.3-baseline $(if $(PATCHES),build-7.3-patched-$(PATCHES),build-7.3-patched),tests/bench.sh --smoke $(bench_opts) 7.3,))
+$(eval $(if $(FULL),$(call stage,bench-smoke-6.1,build-6.1-baseline $(if $(PATCHES),build-6.1-patched-$(PATCHES),build-6.1-patched),tests/bench.sh --smoke $(bench_opts) 6.1,),$(call skipped,bench-smoke-6.1,$(skip.bench-smoke-6.1))))
+$(eval $(if $(FULL),$(call stage,bench-smoke-6.12,build-6.12-baseline $(if $(PATCHES),build-6.12-patched-$(PATCHES),build-6.12-patched),tests/bench.sh --smoke $(bench_opts) 6.12,),$(call skipped,bench-smoke-6.12,$(skip.bench-smoke-6.12))))
+$(eval $(if $(FULL),$(call stage,bench-smoke-6.18,build-6.18-baseline $(if $(PATCHES),build-6.18-patched-$(PATCHES),build-6.18-patched),tests/bench.sh --smoke $(bench_opts) 6.18,),$(call skipped,bench-smoke-6.18,$(skip.bench-smoke-6.18))))
+$(eval $(if $(FULL),$(call stage,bench-smoke-7.3,build-7.3-baseline $(if $(PATCHES),build-7.3-patched-$(PATCHES),build-7.3-patched),tests/bench.sh --smoke $(bench_opts) 7.3,),$(call skipped,bench-smoke-7.3,$(skip.bench-smoke-7.3))))
 $(eval $(call stage,static,,tests/static.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t)) $(HEAD)))
 $(eval $(call stage,commands,,tests/commands.sh,$(HEAD)))
 $(eval $(call stage,shellcheck,,tests/shellcheck.sh,$(HEAD)))

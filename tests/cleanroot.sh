@@ -27,7 +27,7 @@ readonly TEST_DESCS="ci/deps installs in the base root what the kit needs, and n
 ci/fetch and ci/prepare of TARGET in the root:\
 ci/build of the patched tree in the root (its compiles the shared ccache's hits):\
 the test initramfs and one guest boot of that kernel (tests/vsock_loopback.sh -t boot_release):\
-ci/package in the root, lintian and rpmlint clean, the packages published for the package suites:\
+ci/package in the root, lintian and rpmlint clean:\
 ci/repo publishes the root's packages, signed with a key made in the root:\
 ci/dkms and Debian's dkms build and install the DKMS package in the root (tests/dkms_build.sh)"
 # Where the kit, its cache and its output live inside the root.
@@ -243,7 +243,6 @@ test_package()
 			return "$KSFT_FAIL"
 		}
 	done
-	publish_packages "$r"
 }
 
 # ci/repo publishes the root's packages with a key it makes in the root
@@ -272,26 +271,6 @@ test_dkms()
 	[ "$t" = "$target" ] || step dkms-fetch ci/fetch "$t" || return $?
 	step dkms tests/dkms_build.sh "$t" || return $?
 	grep '^ok\|^not ok' "$logs/dkms.log" | sed 's/^/# /'
-}
-
-# publish_packages ROOT_PACKAGES: the root's source and binary packages
-# (ROOT_PACKAGES: their folder in the root), with the log of
-# the build, into $RXKIT_OUT/TARGET/{source,packages}: built once, in a
-# clean root as a buildd builds them, they are the packages the package
-# suites of make check test (tests/packages_build.sh --reuse).  Time
-# stamps kept: the suites check that they are newer than the kernel.
-# clean-root.sha256 names them: a later ci/package here replaces them.
-publish_packages()
-{
-	local d p="$RXKIT_OUT/$target/packages"
-	for d in source packages; do
-		mkdir -p "$RXKIT_OUT/$target/$d"
-		cp -a "$root$IN_KIT/out/$target/$d/." "$RXKIT_OUT/$target/$d/" ||
-			{ echo "# cannot copy the root's $d"; return "$KSFT_FAIL"; }
-	done
-	cp -p "$logs/package.log" "$p/package.log"
-	(cd "$1" && sha256sum -- *.deb *.rpm) > "$p/clean-root.sha256"
-	echo "# published: $RXKIT_OUT/$target/source, $p"
 }
 
 # shellcheck disable=SC2086

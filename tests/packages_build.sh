@@ -11,9 +11,6 @@
 # The packages this suite builds
 # are those the Debian and RPM suites (tests/packages_deb.sh,
 # tests/packages_rpm.sh) install, when they are newer than the kernel.
-# --reuse (make check): the packages are the clean root's
-# (tests/cleanroot.sh builds them there, as a buildd does, and publishes
-# them): this suite checks them instead of building them a second time.
 set -eu
 PROG=packages_build
 . "$(dirname "$0")/../ci/lib.sh"
@@ -22,14 +19,14 @@ PROG=packages_build
 
 # Each test and what it checks (-l).
 readonly TEST_NAMES="build source ccache"
-readonly TEST_DESCS="the packages build from source and lint clean (--reuse checks the clean root's), their kernel image ci/build's byte for byte:\
+readonly TEST_DESCS="the packages build from source and lint clean, their kernel image ci/build's byte for byte:\
 the source packages hold the pinned tarball and series/TARGET as they are:\
 each package build got ci/build's compiles from ccache (at most 3 % missed)"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/packages_build.sh [--reuse] [-l] [-t NAME]... [-T NAME]... [TARGET]
+usage: tests/packages_build.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 The package build of the patched guest kernel of TARGET (default:
 $RXKIT_TARGET; ci/build must have built it) and its tests (-l lists them;
@@ -37,21 +34,10 @@ $RXKIT_TARGET; ci/build must have built it) and its tests (-l lists them;
 order -l lists).
 Packages and source packages: \$RXKIT_OUT/TARGET/{packages,source}/
 Artefacts (build logs): \$RXKIT_OUT/TARGET/packages-test/
---reuse: test the packages tests/cleanroot.sh built and published there
-  (they must be newer than the kernel and the packaging files) instead of
-  building them.
 Environment: RXKIT_PKG_TMP (ci/package's staging folder).
 USAGE
 }
 
-reuse=0
-pkg_opt()
-{
-	case "$1" in
-	--reuse) reuse=1; return 1 ;;
-	esac
-	return 0
-}
 pkg_setup "$@"
 pkg_need_kernel
 pkg_art_clean "package-1-${RXKIT_OUT##*/}.log"
@@ -61,28 +47,15 @@ pkg_art_clean "package-1-${RXKIT_OUT##*/}.log"
 # earlier run left there.
 test_build()
 {
-	local t0 f l why
+	local t0 f l
 	t0=$(date +%s)
-	if [ "$reuse" = 1 ]; then
-		l="$RXKIT_OUT/$target/packages/package.log"
-		why=$(pkg_fresh) || { echo "# no packages to reuse: $why"; return "$KSFT_FAIL"; }
-		why=$(cd "$RXKIT_OUT/$target/packages" && sha256sum --quiet -c clean-root.sha256 2>&1) || {
-			printf '%s\n' "$why" | sed 's/^/#   /'
-			echo "# $RXKIT_OUT/$target/packages are not the clean root's (tests/cleanroot.sh $target)"
-			return "$KSFT_FAIL"
-		}
-		pkg_set
-		pkg_state=reused
-		echo "# the packages the clean root built (tests/cleanroot.sh $target; log: $l)"
-	else
-		pkg_build || return "$KSFT_FAIL"
-		l="$art/package-1-${RXKIT_OUT##*/}.log"
-	fi
+	pkg_build || return "$KSFT_FAIL"
+	l="$art/package-1-${RXKIT_OUT##*/}.log"
 	for f in "$deb" "$hdeb" "$rpmf" "$drpm"; do
 		echo "# ${f##*/}: $(( $(wc -c < "$f") / 1024 )) KiB"
 	done
 	sed -n 's/^[a-z]*: ccache/# ccache/p' "$l"
-	[ "$reuse" = 1 ] || echo "# built from source and linted in $(( $(date +%s) - t0 )) s (log: $l)"
+	echo "# built from source and linted in $(( $(date +%s) - t0 )) s (log: $l)"
 	# ci/package compared the image it packaged with its ci/build's ...
 	grep -q "the packaged kernel image is ci/build's .*, byte for byte" "$l" ||
 		{ echo "# ci/package did not compare the packaged image with ci/build's"; return "$KSFT_FAIL"; }
