@@ -66,6 +66,7 @@ group.series.6.1 = series-6.1
 group.series.6.12 = series-6.12
 group.series.6.18 = series-6.18
 group.series.7.3 = series-7.3
+group-full.series := FULL=1
 group.package.6.1 = package-6.1
 group.package.6.12 = package-6.12
 group.package.6.18 = package-6.18
@@ -161,15 +162,19 @@ skip.virtio-6.1-debug = $(debug_why)
 skip.virtio-6.12-debug = $(debug_why)
 skip.virtio-6.18-debug = $(debug_why)
 skip.virtio-7.3-debug = $(debug_why)
+skip.packages-refusals-6.1 = the four refusals of ci/package, each a package build stopped by a series that needs fuzz or an offset (ci/stage-times.ref: packages-refusals-T): make check-full or make packages
+skip.packages-refusals-6.12 = the four refusals of ci/package, each a package build stopped by a series that needs fuzz or an offset (ci/stage-times.ref: packages-refusals-T): make check-full or make packages
+skip.packages-refusals-6.18 = the four refusals of ci/package, each a package build stopped by a series that needs fuzz or an offset (ci/stage-times.ref: packages-refusals-T): make check-full or make packages
+skip.packages-refusals-7.3 = the four refusals of ci/package, each a package build stopped by a series that needs fuzz or an offset (ci/stage-times.ref: packages-refusals-T): make check-full or make packages
 skip.dkms-boot-6.1 = a Debian VM that builds the modules under TCG and boots four times (ci/stage-times.ref: dkms-boot-T): make check-full or make dkms TARGET=6.1
 skip.packages-rebuild-6.1 = reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
 skip.packages-rebuild-6.12 = reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
 skip.packages-rebuild-6.18 = reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
 skip.packages-rebuild-7.3 = reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
-skip.series-6.1 = the W=1 compiles of every patch of another target (ci/stage-times.ref: series-T; prepare-6.1 applied its series with zero fuzz): make check-full or make series TARGET=6.1
-skip.series-6.12 = the W=1 compiles of every patch of another target (ci/stage-times.ref: series-T; prepare-6.12 applied its series with zero fuzz): make check-full or make series TARGET=6.12
-skip.series-6.18 = the W=1 compiles of every patch of another target (ci/stage-times.ref: series-T; prepare-6.18 applied its series with zero fuzz): make check-full or make series TARGET=6.18
-skip.series-7.3 = the W=1 compiles of every patch of another target (ci/stage-times.ref: series-T; prepare-7.3 applied its series with zero fuzz): make check-full or make series TARGET=7.3
+skip.series-6.1 = the W=1 compiles of every patch (ci/stage-times.ref: series-T; prepare-6.1 applied the series with zero fuzz): make check-full or make series TARGET=6.1
+skip.series-6.12 = the W=1 compiles of every patch (ci/stage-times.ref: series-T; prepare-6.12 applied the series with zero fuzz): make check-full or make series TARGET=6.12
+skip.series-6.18 = the W=1 compiles of every patch (ci/stage-times.ref: series-T; prepare-6.18 applied the series with zero fuzz): make check-full or make series TARGET=6.18
+skip.series-7.3 = the W=1 compiles of every patch (ci/stage-times.ref: series-T; prepare-7.3 applied the series with zero fuzz): make check-full or make series TARGET=7.3
 skip.bench-smoke-6.1 = twelve TCG guests of both kernels, timed and counted apart (ci/stage-times.ref: bench-smoke-T): make check-full or make bench-smoke
 skip.bench-smoke-6.12 = twelve TCG guests of both kernels, timed and counted apart (ci/stage-times.ref: bench-smoke-T): make check-full or make bench-smoke
 skip.bench-smoke-6.18 = twelve TCG guests of both kernels, timed and counted apart (ci/stage-times.ref: bench-smoke-T): make check-full or make bench-smoke
@@ -272,10 +277,10 @@ $(eval $(call stage,ab-verdict-6.1,build-6.1-patched build-6.1-baseline,tests/ab
 $(eval $(call stage,ab-verdict-6.12,build-6.12-patched build-6.12-baseline,tests/ab-verdict 6.12,loopback-6.12-patched loopback-6.12-baseline virtio-6.12-patched virtio-6.12-baseline nested-6.12-patched nested-6.12-baseline sockmap-6.12-patched sockmap-6.12-baseline))
 $(eval $(call stage,ab-verdict-6.18,build-6.18-patched build-6.18-baseline,tests/ab-verdict 6.18,loopback-6.18-patched loopback-6.18-baseline virtio-6.18-patched virtio-6.18-baseline nested-6.18-patched nested-6.18-baseline sockmap-6.18-patched sockmap-6.18-baseline))
 $(eval $(call stage,ab-verdict-7.3,build-7.3-patched build-7.3-baseline,tests/ab-verdict 7.3,loopback-7.3-patched loopback-7.3-baseline virtio-7.3-patched virtio-7.3-baseline nested-7.3-patched nested-7.3-baseline sockmap-7.3-patched sockmap-7.3-baseline))
-$(eval $(call stage,packages-refusals-6.1,prepare-6.1,nice -n 10 tests/packages_refusals.sh 6.1,$(HEAD)))
-$(eval $(call stage,packages-refusals-6.12,prepare-6.12,nice -n 10 tests/packages_refusals.sh 6.12,$(HEAD)))
-$(eval $(call stage,packages-refusals-6.18,prepare-6.18,nice -n 10 tests/packages_refusals.sh 6.18,$(HEAD)))
-$(eval $(call stage,packages-refusals-7.3,prepare-7.3,nice -n 10 tests/packages_refusals.sh 7.3,$(HEAD)))
+$(eval $(if $(FULL),$(call stage,packages-refusals-6.1,prepare-6.1,nice -n 10 tests/packages_refusals.sh 6.1,$(HEAD)),$(call skipped,packages-refusals-6.1,$(skip.packages-refusals-6.1))))
+$(eval $(if $(FULL),$(call stage,packages-refusals-6.12,prepare-6.12,nice -n 10 tests/packages_refusals.sh 6.12,$(HEAD)),$(call skipped,packages-refusals-6.12,$(skip.packages-refusals-6.12))))
+$(eval $(if $(FULL),$(call stage,packages-refusals-6.18,prepare-6.18,nice -n 10 tests/packages_refusals.sh 6.18,$(HEAD)),$(call skipped,packages-refusals-6.18,$(skip.packages-refusals-6.18))))
+$(eval $(if $(FULL),$(call stage,packages-refusals-7.3,prepare-7.3,nice -n 10 tests/packages_refusals.sh 7.3,$(HEAD)),$(call skipped,packages-refusals-7.3,$(skip.packages-refusals-7.3))))
 $(eval $(call stage,dkms-6.1,fetch-6.1,nice -n 10 tests/dkms_build.sh 6.1,$(HEAD)))
 $(eval $(if $(or $(FULL),$(filter 6.1,$(TARGET))),$(call stage,dkms-boot-6.1,prepare-6.1 rootfs-base,tests/dkms_boot.sh 6.1,$(HEAD)),$(call skipped,dkms-boot-6.1,$(skip.dkms-boot-6.1))))
 $(eval $(if $(FULL),$(call stage,packages-rebuild-6.1,packages-build-6.1 rootfs,nice -n 10 tests/packages_rebuild.sh 6.1,packages-deb-6.1),$(call skipped,packages-rebuild-6.1,$(skip.packages-rebuild-6.1))))
@@ -284,10 +289,10 @@ $(eval $(if $(FULL),$(call stage,packages-rebuild-6.18,packages-build-6.18 rootf
 $(eval $(if $(FULL),$(call stage,packages-rebuild-7.3,packages-build-7.3 rootfs,nice -n 10 tests/packages_rebuild.sh 7.3,packages-deb-7.3),$(call skipped,packages-rebuild-7.3,$(skip.packages-rebuild-7.3))))
 $(eval $(call stage,errors-build,,nice -n 10 tests/errors_build.sh $(TARGET),build-$(TARGET)-patched build-$(TARGET)-baseline series-$(TARGET)))
 $(eval $(call stage,errors-tools,,tests/errors_tools.sh $(TARGET),build-$(TARGET)-patched))
-$(eval $(if $(or $(FULL),$(filter 6.1,$(TARGET))),$(call stage,series-6.1,prepare-6.1,nice -n 15 tests/series.sh 6.1,build-6.1-patched),$(call skipped,series-6.1,$(skip.series-6.1))))
-$(eval $(if $(or $(FULL),$(filter 6.12,$(TARGET))),$(call stage,series-6.12,prepare-6.12,nice -n 15 tests/series.sh 6.12,build-6.12-patched),$(call skipped,series-6.12,$(skip.series-6.12))))
-$(eval $(if $(or $(FULL),$(filter 6.18,$(TARGET))),$(call stage,series-6.18,prepare-6.18,nice -n 15 tests/series.sh 6.18,build-6.18-patched),$(call skipped,series-6.18,$(skip.series-6.18))))
-$(eval $(if $(or $(FULL),$(filter 7.3,$(TARGET))),$(call stage,series-7.3,prepare-7.3,nice -n 15 tests/series.sh 7.3,build-7.3-patched),$(call skipped,series-7.3,$(skip.series-7.3))))
+$(eval $(if $(FULL),$(call stage,series-6.1,prepare-6.1,nice -n 15 tests/series.sh 6.1,build-6.1-patched),$(call skipped,series-6.1,$(skip.series-6.1))))
+$(eval $(if $(FULL),$(call stage,series-6.12,prepare-6.12,nice -n 15 tests/series.sh 6.12,build-6.12-patched),$(call skipped,series-6.12,$(skip.series-6.12))))
+$(eval $(if $(FULL),$(call stage,series-6.18,prepare-6.18,nice -n 15 tests/series.sh 6.18,build-6.18-patched),$(call skipped,series-6.18,$(skip.series-6.18))))
+$(eval $(if $(FULL),$(call stage,series-7.3,prepare-7.3,nice -n 15 tests/series.sh 7.3,build-7.3-patched),$(call skipped,series-7.3,$(skip.series-7.3))))
 $(eval $(call stage,mail-6.12,fetch-6.12,tests/mail.sh 6.12,$(HEAD)))
 $(eval $(call stage,mail-6.18,fetch-6.18,tests/mail.sh 6.18,$(HEAD)))
 $(eval $(call stage,mail-7.3,fetch-7.3,tests/mail.sh 7.3,$(HEAD)))

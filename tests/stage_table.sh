@@ -166,13 +166,15 @@ full_others_case()
 test_full_others()
 {
 	local rc="$KSFT_PASS" a b
-	a=$(known_targets | tr " " "\n" | sed -n 1p)
-	b=$(known_targets | tr " " "\n" | sed -n 2p)
-	[ -n "$b" ] || { SKIP_REASON="one target: no other target to skip"; return "$KSFT_SKIP"; }
-	full_others_case check "$a" "series-$b" yes || rc=$KSFT_FAIL
-	full_others_case check "$a" "series-$a" no || rc=$KSFT_FAIL
-	full_others_case check "$b" "series-$b" no || rc=$KSFT_FAIL
-	full_others_case check-full "$a" "series-$b" no || rc=$KSFT_FAIL
+	# A target that pins a Debian kernel ABI has dkms-boot-T, whose row
+	# carries Full-others; any other target is B.
+	a=$(ls "$RXKIT_TOP"/series/*/debian-headers 2>/dev/null | sed -n '1s|.*/series/\([^/]*\)/.*|\1|p')
+	b=$(known_targets | tr " " "\n" | grep -vx "$a" | sed -n 1p)
+	[ -n "$a" ] && [ -n "$b" ] ||
+		{ SKIP_REASON="no DKMS target beside another target"; return "$KSFT_SKIP"; }
+	full_others_case check "$b" "dkms-boot-$a" yes || rc=$KSFT_FAIL
+	full_others_case check "$a" "dkms-boot-$a" no || rc=$KSFT_FAIL
+	full_others_case check-full "$b" "dkms-boot-$a" no || rc=$KSFT_FAIL
 	return "$rc"
 }
 
