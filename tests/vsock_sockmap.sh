@@ -123,16 +123,10 @@ test_bpf_selftests()
 	sed 's/^/# toolchain: /' "$art/tools/rxkit/bpf/toolchain"
 	guest_run "$art/$job" "$kernel" "$initrd" "$job" "$accel" || grc=$?
 	sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$art/$job/results.log" | tr -d '\r' > "$art/$job/job.log"
-	# A known defect's failure as XFAIL (tests/data/bpf-selftests-defects;
-	# not with RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS=1).
 	ktap_from_test_progs "$art/$job/job.log" > "$art/$job/cases.raw"
 	harness_from_test_progs "$art/$job/job.log" > "$art/$job/checks.log"
-	if [ "$RUN_KNOWN" = 1 ]; then
-		cp "$art/$job/cases.raw" "$art/$job/cases.ktap"
-	elif ! known_defects "$art/$job/checks.log" "$art/$job/cases.raw" "$tree" "$target" \
-		"$BPF_DEFECTS" > "$art/$job/cases.ktap"; then
-		rc=$KSFT_FAIL
-	fi
+	excused "$art/$job/checks.log" "$art/$job/cases.raw" "$art/$job/cases.ktap" \
+		"$BPF_DEFECTS" || rc=$KSFT_FAIL
 	cat "$art/$job/cases.ktap"
 	grep '^Summary:' "$art/$job/job.log" | sed 's/^/# test_progs: /' || true
 	# Every filter selected a subtest of this tree (the data file is
@@ -157,6 +151,19 @@ test_bpf_selftests()
 	return "$rc"
 }
 
+# excused LOG RAW KTAP [LIST]: RAW's cases into KTAP, each failure that
+# LOG shows as a known defect of LIST (known_defects; default
+# tests/data/sockmap-defects) as XFAIL, none with
+# RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS=1; false when known_defects refused.
+excused()
+{
+	if [ "$RUN_KNOWN" = 1 ]; then
+		cp "$2" "$3"
+	else
+		known_defects "$1" "$2" "$tree" "$target" ${4:+"$4"} > "$3"
+	fi
+}
+
 # handoff_cases JOB: the harness's cases of JOB's guest run as subtests, a
 # known defect's failure as XFAIL (tests/data/sockmap-defects; not with
 # RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS=1); KSFT_FAIL when one failed otherwise,
@@ -166,11 +173,7 @@ handoff_cases()
 	local d="$art/$1" ok=0 bad=0 xf=0 got= rc=0
 	sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$d/results.log" > "$d/job.log"
 	ktap_from_harness "$d/job.log" > "$d/cases.raw"
-	if [ "$RUN_KNOWN" = 1 ]; then
-		cp "$d/cases.raw" "$d/cases.ktap"
-	elif ! known_defects "$d/job.log" "$d/cases.raw" "$tree" "$target" > "$d/cases.ktap"; then
-		rc=$KSFT_FAIL
-	fi
+	excused "$d/job.log" "$d/cases.raw" "$d/cases.ktap" || rc=$KSFT_FAIL
 	cat "$d/cases.ktap"
 	ok=$(grep -c '^    ok ' "$d/cases.ktap" || true)
 	xf=$(grep -c '^    ok .* # XFAIL ' "$d/cases.ktap" || true)
