@@ -68,6 +68,16 @@ known_targets()
 	done
 }
 
+# dkms_targets: the targets that pin the Debian kernel ABI of their DKMS
+# package (series/T/debian-headers), in known_targets' order, one a line.
+dkms_targets()
+{
+	local t=
+	for t in $(known_targets); do
+		[ ! -f "$RXKIT_TOP/series/$t/debian-headers" ] || printf '%s\n' "$t"
+	done
+}
+
 # load_base TARGET: read series/TARGET/base (KEY=VALUE lines) into BASE_*.
 # shellcheck disable=SC2034 # BASE_*: the caller's
 load_base()
