@@ -15,10 +15,11 @@ PROG=pipeline
 . "$RXKIT_TOP/tests/lib.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="generated_current definition_resolves stage_exit junit_table job_runs"
+readonly TEST_NAMES="generated_current definition_resolves stage_exit stage_cpu junit_table job_runs"
 readonly TEST_DESCS=".gitlab-ci.yml is what ci/gitlab writes from ci/stage-table now:\
 gitlab-ci-local resolves every job and need, the jobs the table's stages, one fetch job a target:\
 a job's script (ci/stage --exit) exits 1 on a failed stage, 4 on a skipped one, 0 on a pass:\
+a stage record counts the CPU time of the command's processes, not the seconds it slept (tests/results cpu):\
 the JUnit report of a stage record and the results table say what the records say:\
 one job (RXKIT_PIPELINE_JOB) runs in gitlab-ci-local's shell executor, its record passed and its JUnit report made"
 # A job of seconds that reads the tree only (its record goes to a folder
@@ -86,6 +87,25 @@ test_stage_exit()
 			{ echo "# a ${want#*:} stage: exit $rc, not ${want%%:*}"; return "$KSFT_FAIL"; }
 	done
 	echo "# fail 1, skip 4, pass 0"
+}
+
+# The CPU-seconds of a stage record: a command that keeps a core busy in
+# a child of a child for 2 s counts about 2, one that sleeps 2 s counts
+# none; tests/results cpu ranks them.
+test_stage_cpu()
+{
+	local r="$work/cpu" busy idle
+	RXKIT_RESULTS="$r" "$RXKIT_TOP/ci/stage" c-busy -- sh -c \
+		'sh -c "t=\$((\$(date +%s) + 2)); while [ \$(date +%s) -le \$t ]; do :; done"' > /dev/null 2>&1
+	RXKIT_RESULTS="$r" "$RXKIT_TOP/ci/stage" c-idle -- sleep 2 > /dev/null 2>&1
+	busy=$("$RXKIT_TOP/tests/results" get "$r/c-busy.json" cpu_seconds)
+	idle=$("$RXKIT_TOP/tests/results" get "$r/c-idle.json" cpu_seconds)
+	echo "# busy: $busy CPU-s, idle: $idle CPU-s"
+	[ "${busy:-0}" -ge 1 ] && [ "${idle:-1}" = 0 ] || return "$KSFT_FAIL"
+	"$RXKIT_TOP/tests/results" cpu "$r" > "$work/cpu.txt"
+	sed 's/^/# /' "$work/cpu.txt"
+	head -n 1 "$work/cpu.txt" | grep -q ' c-busy$' ||
+		{ echo "# tests/results cpu does not rank the busy stage first"; return "$KSFT_FAIL"; }
 }
 
 # The JUnit report of a suite's stage record (a failed and a skipped KTAP

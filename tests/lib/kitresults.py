@@ -66,11 +66,13 @@ def last_error(text):
 
 def record(argv):
     if len(argv) < 4:
-        die("usage: record NAME RC SECONDS LOG [--skip REASON] [--fail REASON] [--command CMD]")
+        die("usage: record NAME RC SECONDS LOG [--skip REASON] [--fail REASON] [--command CMD] [--cpu SECONDS]")
     name, rc, secs, log = argv[0], int(argv[1]), int(argv[2]), argv[3]
     opts = dict(zip(argv[4::2], argv[5::2]))
     r = {"stage": name, "command": opts.get("--command", ""),
          "exit": rc, "seconds": secs, "log": log, "tests": []}
+    if "--cpu" in opts:
+        r["cpu_seconds"] = int(opts["--cpu"])
     if "--skip" in opts:
         r.update(status="skip", reason=opts["--skip"], exit=None)
         json.dump(r, sys.stdout, indent=1)
