@@ -4,44 +4,44 @@
 
 KNOWN_TABLE := 6.1 6.12 6.18 7.3
 
-tier.run.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched package-6.1 repo-6.1 build-6.1-baseline virtio-6.1-patched virtio-6.1-baseline loopback-6.1-patched loopback-6.1-baseline
+tier.run.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched package-6.1 repo-6.1 build-6.1-baseline vhost-user-6.1-patched vhost-user-6.1-baseline loopback-6.1-patched loopback-6.1-baseline
 tail.run.6.1 := summary-6.1 results-json results-table
 others.run.6.1 := 
-tier.run.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched package-6.12 repo-6.12 build-6.12-baseline virtio-6.12-patched virtio-6.12-baseline loopback-6.12-patched loopback-6.12-baseline
+tier.run.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched package-6.12 repo-6.12 build-6.12-baseline vhost-user-6.12-patched vhost-user-6.12-baseline loopback-6.12-patched loopback-6.12-baseline
 tail.run.6.12 := summary-6.12 results-json results-table
 others.run.6.12 := 
-tier.run.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched package-6.18 repo-6.18 build-6.18-baseline virtio-6.18-patched virtio-6.18-baseline loopback-6.18-patched loopback-6.18-baseline
+tier.run.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched package-6.18 repo-6.18 build-6.18-baseline vhost-user-6.18-patched vhost-user-6.18-baseline loopback-6.18-patched loopback-6.18-baseline
 tail.run.6.18 := summary-6.18 results-json results-table
 others.run.6.18 := 
-tier.run.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched package-7.3 repo-7.3 build-7.3-baseline virtio-7.3-patched virtio-7.3-baseline loopback-7.3-patched loopback-7.3-baseline
+tier.run.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched package-7.3 repo-7.3 build-7.3-baseline vhost-user-7.3-patched vhost-user-7.3-baseline loopback-7.3-patched loopback-7.3-baseline
 tail.run.7.3 := summary-7.3 results-json results-table
 others.run.7.3 := 
-tier.check.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched rootfs rootfs-base packages-build-6.1 cleanroot-6.1 build-6.1-baseline build-6.1-debug packages-deb-6.1 packages-rpm-6.1 packages-repo-6.1 packages-boot-6.1 packages-dep8-6.1 nested-6.1-patched nested-6.1-baseline virtio-6.1-patched virtio-6.1-baseline loopback-6.1-patched loopback-6.1-baseline loopback-6.1-debug virtio-6.1-debug ab-verdict-6.1 packages-refusals-6.1 dkms-6.1 dkms-boot-6.1 packages-rebuild-6.1 errors-build errors-tools series-6.1 bench-smoke-6.1 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.1
+tier.check.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched rootfs rootfs-base packages-build-6.1 cleanroot-6.1 build-6.1-baseline build-6.1-debug packages-deb-6.1 packages-rpm-6.1 packages-repo-6.1 packages-boot-6.1 packages-dep8-6.1 vhost-vsock-6.1-patched vhost-vsock-6.1-baseline vhost-user-6.1-patched vhost-user-6.1-baseline loopback-6.1-patched loopback-6.1-baseline loopback-6.1-debug vhost-user-6.1-debug ab-verdict-6.1 packages-refusals-6.1 dkms-6.1 dkms-boot-6.1 packages-rebuild-6.1 errors-build errors-tools series-6.1 bench-smoke-6.1 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.1
 tail.check.6.1 := results-json results-table
 others.check.6.1 := fetch-6.1 prepare-6.1 dkms-6.1 dkms-boot-6.1 series-6.1
-tier.check.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched rootfs rootfs-base packages-build-6.12 cleanroot-6.12 build-6.12-baseline build-6.12-debug packages-deb-6.12 packages-rpm-6.12 packages-repo-6.12 packages-boot-6.12 packages-dep8-6.12 nested-6.12-patched nested-6.12-baseline virtio-6.12-patched virtio-6.12-baseline loopback-6.12-patched loopback-6.12-baseline loopback-6.12-debug virtio-6.12-debug ab-verdict-6.12 packages-refusals-6.12 packages-rebuild-6.12 errors-build errors-tools series-6.12 mail-6.12 bench-smoke-6.12 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.12 sockmap-6.12-patched sockmap-6.12-baseline
+tier.check.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched rootfs rootfs-base packages-build-6.12 cleanroot-6.12 build-6.12-baseline build-6.12-debug packages-deb-6.12 packages-rpm-6.12 packages-repo-6.12 packages-boot-6.12 packages-dep8-6.12 vhost-vsock-6.12-patched vhost-vsock-6.12-baseline vhost-user-6.12-patched vhost-user-6.12-baseline loopback-6.12-patched loopback-6.12-baseline loopback-6.12-debug vhost-user-6.12-debug ab-verdict-6.12 packages-refusals-6.12 packages-rebuild-6.12 errors-build errors-tools series-6.12 mail-6.12 bench-smoke-6.12 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.12 sockmap-6.12-patched sockmap-6.12-baseline
 tail.check.6.12 := results-json results-table
 others.check.6.12 := fetch-6.12 prepare-6.12 series-6.12 mail-6.12
-tier.check.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched rootfs rootfs-base packages-build-6.18 cleanroot-6.18 build-6.18-baseline build-6.18-debug packages-deb-6.18 packages-rpm-6.18 packages-repo-6.18 packages-boot-6.18 packages-dep8-6.18 nested-6.18-patched nested-6.18-baseline virtio-6.18-patched virtio-6.18-baseline loopback-6.18-patched loopback-6.18-baseline loopback-6.18-debug virtio-6.18-debug ab-verdict-6.18 packages-refusals-6.18 packages-rebuild-6.18 errors-build errors-tools series-6.18 mail-6.18 bench-smoke-6.18 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.18 sockmap-6.18-patched sockmap-6.18-baseline
+tier.check.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched rootfs rootfs-base packages-build-6.18 cleanroot-6.18 build-6.18-baseline build-6.18-debug packages-deb-6.18 packages-rpm-6.18 packages-repo-6.18 packages-boot-6.18 packages-dep8-6.18 vhost-vsock-6.18-patched vhost-vsock-6.18-baseline vhost-user-6.18-patched vhost-user-6.18-baseline loopback-6.18-patched loopback-6.18-baseline loopback-6.18-debug vhost-user-6.18-debug ab-verdict-6.18 packages-refusals-6.18 packages-rebuild-6.18 errors-build errors-tools series-6.18 mail-6.18 bench-smoke-6.18 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.18 sockmap-6.18-patched sockmap-6.18-baseline
 tail.check.6.18 := results-json results-table
 others.check.6.18 := fetch-6.18 prepare-6.18 series-6.18 mail-6.18
-tier.check.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched rootfs rootfs-base packages-build-7.3 cleanroot-7.3 build-7.3-baseline build-7.3-debug packages-deb-7.3 packages-rpm-7.3 packages-repo-7.3 packages-boot-7.3 packages-dep8-7.3 nested-7.3-patched nested-7.3-baseline virtio-7.3-patched virtio-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug virtio-7.3-debug ab-verdict-7.3 packages-refusals-7.3 packages-rebuild-7.3 errors-build errors-tools series-7.3 mail-7.3 bench-smoke-7.3 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-7.3 sockmap-7.3-patched sockmap-7.3-baseline
+tier.check.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched rootfs rootfs-base packages-build-7.3 cleanroot-7.3 build-7.3-baseline build-7.3-debug packages-deb-7.3 packages-rpm-7.3 packages-repo-7.3 packages-boot-7.3 packages-dep8-7.3 vhost-vsock-7.3-patched vhost-vsock-7.3-baseline vhost-user-7.3-patched vhost-user-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug vhost-user-7.3-debug ab-verdict-7.3 packages-refusals-7.3 packages-rebuild-7.3 errors-build errors-tools series-7.3 mail-7.3 bench-smoke-7.3 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-7.3 sockmap-7.3-patched sockmap-7.3-baseline
 tail.check.7.3 := results-json results-table
 others.check.7.3 := fetch-7.3 prepare-7.3 series-7.3 mail-7.3
-tier.check-full.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched rootfs rootfs-base vm-image packages-build-6.1 cleanroot-6.1 build-6.1-baseline build-6.1-debug packages-deb-6.1 packages-rpm-6.1 packages-repo-6.1 packages-boot-6.1 packages-dep8-6.1 nested-6.1-patched nested-6.1-baseline virtio-6.1-patched virtio-6.1-baseline loopback-6.1-patched loopback-6.1-baseline loopback-6.1-debug virtio-6.1-debug ab-verdict-6.1 packages-refusals-6.1 dkms-6.1 dkms-boot-6.1 packages-rebuild-6.1 errors-build errors-tools series-6.1 bench-smoke-6.1 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.1 nested-6.1-patched-loaded nested-6.1-baseline-loaded build-6.1-cloud package-6.1-cloud
+tier.check-full.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched rootfs rootfs-base vm-image packages-build-6.1 cleanroot-6.1 build-6.1-baseline build-6.1-debug packages-deb-6.1 packages-rpm-6.1 packages-repo-6.1 packages-boot-6.1 packages-dep8-6.1 vhost-vsock-6.1-patched vhost-vsock-6.1-baseline vhost-user-6.1-patched vhost-user-6.1-baseline loopback-6.1-patched loopback-6.1-baseline loopback-6.1-debug vhost-user-6.1-debug ab-verdict-6.1 packages-refusals-6.1 dkms-6.1 dkms-boot-6.1 packages-rebuild-6.1 errors-build errors-tools series-6.1 bench-smoke-6.1 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.1 vhost-vsock-6.1-patched-loaded vhost-vsock-6.1-baseline-loaded build-6.1-cloud package-6.1-cloud
 tail.check-full.6.1 := results-json results-table
-others.check-full.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched build-6.1-baseline build-6.1-debug nested-6.1-patched nested-6.1-baseline virtio-6.1-patched virtio-6.1-baseline loopback-6.1-patched loopback-6.1-baseline loopback-6.1-debug virtio-6.1-debug ab-verdict-6.1 dkms-6.1 dkms-boot-6.1 series-6.1 bench-smoke-6.1
-tier.check-full.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched rootfs rootfs-base vm-image packages-build-6.12 cleanroot-6.12 build-6.12-baseline build-6.12-debug packages-deb-6.12 packages-rpm-6.12 packages-repo-6.12 packages-boot-6.12 packages-dep8-6.12 nested-6.12-patched nested-6.12-baseline virtio-6.12-patched virtio-6.12-baseline loopback-6.12-patched loopback-6.12-baseline loopback-6.12-debug virtio-6.12-debug ab-verdict-6.12 packages-refusals-6.12 packages-rebuild-6.12 errors-build errors-tools series-6.12 mail-6.12 bench-smoke-6.12 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.12 sockmap-6.12-patched sockmap-6.12-baseline nested-6.12-patched-loaded nested-6.12-baseline-loaded build-6.12-cloud package-6.12-cloud build-6.12-bpf-patched build-6.12-bpf-baseline bpf-selftests-6.12-patched bpf-selftests-6.12-baseline ab-verdict-6.12-bpf
+others.check-full.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched build-6.1-baseline build-6.1-debug vhost-vsock-6.1-patched vhost-vsock-6.1-baseline vhost-user-6.1-patched vhost-user-6.1-baseline loopback-6.1-patched loopback-6.1-baseline loopback-6.1-debug vhost-user-6.1-debug ab-verdict-6.1 dkms-6.1 dkms-boot-6.1 series-6.1 bench-smoke-6.1
+tier.check-full.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched rootfs rootfs-base vm-image packages-build-6.12 cleanroot-6.12 build-6.12-baseline build-6.12-debug packages-deb-6.12 packages-rpm-6.12 packages-repo-6.12 packages-boot-6.12 packages-dep8-6.12 vhost-vsock-6.12-patched vhost-vsock-6.12-baseline vhost-user-6.12-patched vhost-user-6.12-baseline loopback-6.12-patched loopback-6.12-baseline loopback-6.12-debug vhost-user-6.12-debug ab-verdict-6.12 packages-refusals-6.12 packages-rebuild-6.12 errors-build errors-tools series-6.12 mail-6.12 bench-smoke-6.12 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.12 sockmap-6.12-patched sockmap-6.12-baseline vhost-vsock-6.12-patched-loaded vhost-vsock-6.12-baseline-loaded build-6.12-cloud package-6.12-cloud build-6.12-bpf-patched build-6.12-bpf-baseline bpf-selftests-6.12-patched bpf-selftests-6.12-baseline ab-verdict-6.12-bpf
 tail.check-full.6.12 := results-json results-table
-others.check-full.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched build-6.12-baseline build-6.12-debug nested-6.12-patched nested-6.12-baseline virtio-6.12-patched virtio-6.12-baseline loopback-6.12-patched loopback-6.12-baseline loopback-6.12-debug virtio-6.12-debug ab-verdict-6.12 series-6.12 mail-6.12 bench-smoke-6.12 sockmap-6.12-patched sockmap-6.12-baseline build-6.12-bpf-patched build-6.12-bpf-baseline bpf-selftests-6.12-patched bpf-selftests-6.12-baseline ab-verdict-6.12-bpf
-tier.check-full.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched rootfs rootfs-base vm-image packages-build-6.18 cleanroot-6.18 build-6.18-baseline build-6.18-debug packages-deb-6.18 packages-rpm-6.18 packages-repo-6.18 packages-boot-6.18 packages-dep8-6.18 nested-6.18-patched nested-6.18-baseline virtio-6.18-patched virtio-6.18-baseline loopback-6.18-patched loopback-6.18-baseline loopback-6.18-debug virtio-6.18-debug ab-verdict-6.18 packages-refusals-6.18 packages-rebuild-6.18 errors-build errors-tools series-6.18 mail-6.18 bench-smoke-6.18 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.18 sockmap-6.18-patched sockmap-6.18-baseline nested-6.18-patched-loaded nested-6.18-baseline-loaded build-6.18-cloud package-6.18-cloud build-6.18-bpf-patched build-6.18-bpf-baseline bpf-selftests-6.18-patched bpf-selftests-6.18-baseline ab-verdict-6.18-bpf
+others.check-full.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched build-6.12-baseline build-6.12-debug vhost-vsock-6.12-patched vhost-vsock-6.12-baseline vhost-user-6.12-patched vhost-user-6.12-baseline loopback-6.12-patched loopback-6.12-baseline loopback-6.12-debug vhost-user-6.12-debug ab-verdict-6.12 series-6.12 mail-6.12 bench-smoke-6.12 sockmap-6.12-patched sockmap-6.12-baseline build-6.12-bpf-patched build-6.12-bpf-baseline bpf-selftests-6.12-patched bpf-selftests-6.12-baseline ab-verdict-6.12-bpf
+tier.check-full.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched rootfs rootfs-base vm-image packages-build-6.18 cleanroot-6.18 build-6.18-baseline build-6.18-debug packages-deb-6.18 packages-rpm-6.18 packages-repo-6.18 packages-boot-6.18 packages-dep8-6.18 vhost-vsock-6.18-patched vhost-vsock-6.18-baseline vhost-user-6.18-patched vhost-user-6.18-baseline loopback-6.18-patched loopback-6.18-baseline loopback-6.18-debug vhost-user-6.18-debug ab-verdict-6.18 packages-refusals-6.18 packages-rebuild-6.18 errors-build errors-tools series-6.18 mail-6.18 bench-smoke-6.18 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.18 sockmap-6.18-patched sockmap-6.18-baseline vhost-vsock-6.18-patched-loaded vhost-vsock-6.18-baseline-loaded build-6.18-cloud package-6.18-cloud build-6.18-bpf-patched build-6.18-bpf-baseline bpf-selftests-6.18-patched bpf-selftests-6.18-baseline ab-verdict-6.18-bpf
 tail.check-full.6.18 := results-json results-table
-others.check-full.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched build-6.18-baseline build-6.18-debug nested-6.18-patched nested-6.18-baseline virtio-6.18-patched virtio-6.18-baseline loopback-6.18-patched loopback-6.18-baseline loopback-6.18-debug virtio-6.18-debug ab-verdict-6.18 series-6.18 mail-6.18 bench-smoke-6.18 sockmap-6.18-patched sockmap-6.18-baseline build-6.18-bpf-patched build-6.18-bpf-baseline bpf-selftests-6.18-patched bpf-selftests-6.18-baseline ab-verdict-6.18-bpf
-tier.check-full.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched rootfs rootfs-base vm-image packages-build-7.3 cleanroot-7.3 build-7.3-baseline build-7.3-debug packages-deb-7.3 packages-rpm-7.3 packages-repo-7.3 packages-boot-7.3 packages-dep8-7.3 nested-7.3-patched nested-7.3-baseline virtio-7.3-patched virtio-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug virtio-7.3-debug ab-verdict-7.3 packages-refusals-7.3 packages-rebuild-7.3 errors-build errors-tools series-7.3 mail-7.3 bench-smoke-7.3 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-7.3 sockmap-7.3-patched sockmap-7.3-baseline nested-7.3-patched-loaded nested-7.3-baseline-loaded build-7.3-cloud package-7.3-cloud vm-image-trixie cloud-boot-7.3-patched cloud-boot-7.3-baseline ab-verdict-7.3-cloud build-7.3-bpf-patched build-7.3-bpf-baseline bpf-selftests-7.3-patched bpf-selftests-7.3-baseline ab-verdict-7.3-bpf
+others.check-full.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched build-6.18-baseline build-6.18-debug vhost-vsock-6.18-patched vhost-vsock-6.18-baseline vhost-user-6.18-patched vhost-user-6.18-baseline loopback-6.18-patched loopback-6.18-baseline loopback-6.18-debug vhost-user-6.18-debug ab-verdict-6.18 series-6.18 mail-6.18 bench-smoke-6.18 sockmap-6.18-patched sockmap-6.18-baseline build-6.18-bpf-patched build-6.18-bpf-baseline bpf-selftests-6.18-patched bpf-selftests-6.18-baseline ab-verdict-6.18-bpf
+tier.check-full.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched rootfs rootfs-base vm-image packages-build-7.3 cleanroot-7.3 build-7.3-baseline build-7.3-debug packages-deb-7.3 packages-rpm-7.3 packages-repo-7.3 packages-boot-7.3 packages-dep8-7.3 vhost-vsock-7.3-patched vhost-vsock-7.3-baseline vhost-user-7.3-patched vhost-user-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug vhost-user-7.3-debug ab-verdict-7.3 packages-refusals-7.3 packages-rebuild-7.3 errors-build errors-tools series-7.3 mail-7.3 bench-smoke-7.3 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-7.3 sockmap-7.3-patched sockmap-7.3-baseline vhost-vsock-7.3-patched-loaded vhost-vsock-7.3-baseline-loaded build-7.3-cloud package-7.3-cloud vm-image-trixie cloud-boot-7.3-patched cloud-boot-7.3-baseline ab-verdict-7.3-cloud build-7.3-bpf-patched build-7.3-bpf-baseline bpf-selftests-7.3-patched bpf-selftests-7.3-baseline ab-verdict-7.3-bpf
 tail.check-full.7.3 := results-json results-table
-others.check-full.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched build-7.3-baseline build-7.3-debug nested-7.3-patched nested-7.3-baseline virtio-7.3-patched virtio-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug virtio-7.3-debug ab-verdict-7.3 series-7.3 mail-7.3 bench-smoke-7.3 sockmap-7.3-patched sockmap-7.3-baseline build-7.3-bpf-patched build-7.3-bpf-baseline bpf-selftests-7.3-patched bpf-selftests-7.3-baseline ab-verdict-7.3-bpf
+others.check-full.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched build-7.3-baseline build-7.3-debug vhost-vsock-7.3-patched vhost-vsock-7.3-baseline vhost-user-7.3-patched vhost-user-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug vhost-user-7.3-debug ab-verdict-7.3 series-7.3 mail-7.3 bench-smoke-7.3 sockmap-7.3-patched sockmap-7.3-baseline build-7.3-bpf-patched build-7.3-bpf-baseline bpf-selftests-7.3-patched bpf-selftests-7.3-baseline ab-verdict-7.3-bpf
 
-GROUPS := fetch prepare build test vhost series package repo dkms packages summary bench bench-slow bench-smoke debug sockmap cloud census
+GROUPS := fetch prepare build test vhost-vsock vhost-user series package repo dkms packages summary bench bench-slow bench-smoke debug sockmap cloud census
 group.fetch.6.1 = fetch-6.1
 group.fetch.6.12 = fetch-6.12
 group.fetch.6.18 = fetch-6.18
@@ -58,10 +58,14 @@ group.test.6.1 = loopback-6.1-patched
 group.test.6.12 = loopback-6.12-patched
 group.test.6.18 = loopback-6.18-patched
 group.test.7.3 = loopback-7.3-patched
-group.vhost.6.1 = nested-6.1-patched nested-6.1-baseline ab-verdict-6.1
-group.vhost.6.12 = nested-6.12-patched nested-6.12-baseline ab-verdict-6.12
-group.vhost.6.18 = nested-6.18-patched nested-6.18-baseline ab-verdict-6.18
-group.vhost.7.3 = nested-7.3-patched nested-7.3-baseline ab-verdict-7.3
+group.vhost-vsock.6.1 = vhost-vsock-6.1-patched vhost-vsock-6.1-baseline ab-verdict-6.1
+group.vhost-vsock.6.12 = vhost-vsock-6.12-patched vhost-vsock-6.12-baseline ab-verdict-6.12
+group.vhost-vsock.6.18 = vhost-vsock-6.18-patched vhost-vsock-6.18-baseline ab-verdict-6.18
+group.vhost-vsock.7.3 = vhost-vsock-7.3-patched vhost-vsock-7.3-baseline ab-verdict-7.3
+group.vhost-user.6.1 = vhost-user-6.1-patched vhost-user-6.1-baseline
+group.vhost-user.6.12 = vhost-user-6.12-patched vhost-user-6.12-baseline
+group.vhost-user.6.18 = vhost-user-6.18-patched vhost-user-6.18-baseline
+group.vhost-user.7.3 = vhost-user-7.3-patched vhost-user-7.3-baseline
 group.series.6.1 = series-6.1
 group.series.6.12 = series-6.12
 group.series.6.18 = series-6.18
@@ -101,10 +105,10 @@ group.bench-smoke.6.12 = $(if $(PATCHES),,build-6.12-patched) build-6.12-baselin
 group.bench-smoke.6.18 = $(if $(PATCHES),,build-6.18-patched) build-6.18-baseline bench-smoke-6.18 $(if $(PATCHES),build-6.18-patched-$(PATCHES))
 group.bench-smoke.7.3 = $(if $(PATCHES),,build-7.3-patched) build-7.3-baseline bench-smoke-7.3 $(if $(PATCHES),build-7.3-patched-$(PATCHES))
 group-full.bench-smoke := FULL=1
-group.debug.6.1 = build-6.1-debug loopback-6.1-debug virtio-6.1-debug
-group.debug.6.12 = build-6.12-debug loopback-6.12-debug virtio-6.12-debug
-group.debug.6.18 = build-6.18-debug loopback-6.18-debug virtio-6.18-debug
-group.debug.7.3 = build-7.3-debug loopback-7.3-debug virtio-7.3-debug
+group.debug.6.1 = build-6.1-debug loopback-6.1-debug vhost-user-6.1-debug
+group.debug.6.12 = build-6.12-debug loopback-6.12-debug vhost-user-6.12-debug
+group.debug.6.18 = build-6.18-debug loopback-6.18-debug vhost-user-6.18-debug
+group.debug.7.3 = build-7.3-debug loopback-7.3-debug vhost-user-7.3-debug
 group-full.debug := FULL=1
 group.sockmap.6.1 = 
 group.sockmap.6.12 = sockmap-6.12-patched sockmap-6.12-baseline build-6.12-bpf-patched build-6.12-bpf-baseline bpf-selftests-6.12-patched bpf-selftests-6.12-baseline ab-verdict-6.12-bpf
@@ -122,7 +126,8 @@ group-help.fetch := the target's source tree, fetched and checked against its pi
 group-help.prepare := the patched and baseline trees, the series applied with zero fuzz
 group-help.build := the guest kernels of both trees
 group-help.test := the loopback suite on the patched kernel
-group-help.vhost := the nested suites (kernel vhost-vsock in an L1 host) and the A/B verdict
+group-help.vhost-vsock := the kernel's vhost-vsock suites (in a nested L1 host here) and the A/B verdict
+group-help.vhost-user := the vhost-user suites (vhost-device-vsock) on both trees
 group-help.series := every patch of the series applied, compiled with W=1 and checkpatch'ed
 group-help.package := the packages of the patched kernel (ci/package)
 group-help.repo := the packages as a signed apt and dnf repository (ci/repo)
@@ -158,10 +163,10 @@ skip.loopback-6.1-debug = $(debug_why)
 skip.loopback-6.12-debug = $(debug_why)
 skip.loopback-6.18-debug = $(debug_why)
 skip.loopback-7.3-debug = $(debug_why)
-skip.virtio-6.1-debug = $(debug_why)
-skip.virtio-6.12-debug = $(debug_why)
-skip.virtio-6.18-debug = $(debug_why)
-skip.virtio-7.3-debug = $(debug_why)
+skip.vhost-user-6.1-debug = $(debug_why)
+skip.vhost-user-6.12-debug = $(debug_why)
+skip.vhost-user-6.18-debug = $(debug_why)
+skip.vhost-user-7.3-debug = $(debug_why)
 skip.packages-refusals-6.1 = the four refusals of ci/package, each a package build stopped by a series that needs fuzz or an offset (ci/stage-times.ref: packages-refusals-T): make check-full or make packages
 skip.packages-refusals-6.12 = the four refusals of ci/package, each a package build stopped by a series that needs fuzz or an offset (ci/stage-times.ref: packages-refusals-T): make check-full or make packages
 skip.packages-refusals-6.18 = the four refusals of ci/package, each a package build stopped by a series that needs fuzz or an offset (ci/stage-times.ref: packages-refusals-T): make check-full or make packages
@@ -241,22 +246,22 @@ $(eval $(if $(FULL),$(call stage,packages-dep8-6.1,packages-build-6.1,tests/pack
 $(eval $(if $(FULL),$(call stage,packages-dep8-6.12,packages-build-6.12,tests/packages_dep8.sh 6.12,$(call cores,packages-boot-6.12)),$(call skipped,packages-dep8-6.12,$(skip.packages-dep8-6.12))))
 $(eval $(if $(FULL),$(call stage,packages-dep8-6.18,packages-build-6.18,tests/packages_dep8.sh 6.18,$(call cores,packages-boot-6.18)),$(call skipped,packages-dep8-6.18,$(skip.packages-dep8-6.18))))
 $(eval $(if $(FULL),$(call stage,packages-dep8-7.3,packages-build-7.3,tests/packages_dep8.sh 7.3,$(call cores,packages-boot-7.3)),$(call skipped,packages-dep8-7.3,$(skip.packages-dep8-7.3))))
-$(eval $(call stage,nested-6.1-patched,build-6.1-patched build-6.1-baseline,tests/vsock_nested.sh --tree patched 6.1,))
-$(eval $(call stage,nested-6.12-patched,build-6.12-patched build-6.12-baseline,tests/vsock_nested.sh --tree patched 6.12,))
-$(eval $(call stage,nested-6.18-patched,build-6.18-patched build-6.18-baseline,tests/vsock_nested.sh --tree patched 6.18,))
-$(eval $(call stage,nested-7.3-patched,build-7.3-patched build-7.3-baseline,tests/vsock_nested.sh --tree patched 7.3,))
-$(eval $(call stage,nested-6.1-baseline,build-6.1-baseline,tests/vsock_nested.sh --tree baseline 6.1,nested-6.1-patched))
-$(eval $(call stage,nested-6.12-baseline,build-6.12-baseline,tests/vsock_nested.sh --tree baseline 6.12,nested-6.12-patched))
-$(eval $(call stage,nested-6.18-baseline,build-6.18-baseline,tests/vsock_nested.sh --tree baseline 6.18,nested-6.18-patched))
-$(eval $(call stage,nested-7.3-baseline,build-7.3-baseline,tests/vsock_nested.sh --tree baseline 7.3,nested-7.3-patched))
-$(eval $(call stage,virtio-6.1-patched,build-6.1-patched,tests/vsock_vhost_user.sh --tree patched 6.1,))
-$(eval $(call stage,virtio-6.1-baseline,build-6.1-baseline,tests/vsock_vhost_user.sh --tree baseline 6.1,))
-$(eval $(call stage,virtio-6.12-patched,build-6.12-patched,tests/vsock_vhost_user.sh --tree patched 6.12,))
-$(eval $(call stage,virtio-6.12-baseline,build-6.12-baseline,tests/vsock_vhost_user.sh --tree baseline 6.12,))
-$(eval $(call stage,virtio-6.18-patched,build-6.18-patched,tests/vsock_vhost_user.sh --tree patched 6.18,))
-$(eval $(call stage,virtio-6.18-baseline,build-6.18-baseline,tests/vsock_vhost_user.sh --tree baseline 6.18,))
-$(eval $(call stage,virtio-7.3-patched,build-7.3-patched,tests/vsock_vhost_user.sh --tree patched 7.3,))
-$(eval $(call stage,virtio-7.3-baseline,build-7.3-baseline,tests/vsock_vhost_user.sh --tree baseline 7.3,))
+$(eval $(call stage,vhost-vsock-6.1-patched,build-6.1-patched build-6.1-baseline,tests/vsock_vhost_vsock.sh --tree patched 6.1,))
+$(eval $(call stage,vhost-vsock-6.12-patched,build-6.12-patched build-6.12-baseline,tests/vsock_vhost_vsock.sh --tree patched 6.12,))
+$(eval $(call stage,vhost-vsock-6.18-patched,build-6.18-patched build-6.18-baseline,tests/vsock_vhost_vsock.sh --tree patched 6.18,))
+$(eval $(call stage,vhost-vsock-7.3-patched,build-7.3-patched build-7.3-baseline,tests/vsock_vhost_vsock.sh --tree patched 7.3,))
+$(eval $(call stage,vhost-vsock-6.1-baseline,build-6.1-baseline,tests/vsock_vhost_vsock.sh --tree baseline 6.1,vhost-vsock-6.1-patched))
+$(eval $(call stage,vhost-vsock-6.12-baseline,build-6.12-baseline,tests/vsock_vhost_vsock.sh --tree baseline 6.12,vhost-vsock-6.12-patched))
+$(eval $(call stage,vhost-vsock-6.18-baseline,build-6.18-baseline,tests/vsock_vhost_vsock.sh --tree baseline 6.18,vhost-vsock-6.18-patched))
+$(eval $(call stage,vhost-vsock-7.3-baseline,build-7.3-baseline,tests/vsock_vhost_vsock.sh --tree baseline 7.3,vhost-vsock-7.3-patched))
+$(eval $(call stage,vhost-user-6.1-patched,build-6.1-patched,tests/vsock_vhost_user.sh --tree patched 6.1,))
+$(eval $(call stage,vhost-user-6.1-baseline,build-6.1-baseline,tests/vsock_vhost_user.sh --tree baseline 6.1,))
+$(eval $(call stage,vhost-user-6.12-patched,build-6.12-patched,tests/vsock_vhost_user.sh --tree patched 6.12,))
+$(eval $(call stage,vhost-user-6.12-baseline,build-6.12-baseline,tests/vsock_vhost_user.sh --tree baseline 6.12,))
+$(eval $(call stage,vhost-user-6.18-patched,build-6.18-patched,tests/vsock_vhost_user.sh --tree patched 6.18,))
+$(eval $(call stage,vhost-user-6.18-baseline,build-6.18-baseline,tests/vsock_vhost_user.sh --tree baseline 6.18,))
+$(eval $(call stage,vhost-user-7.3-patched,build-7.3-patched,tests/vsock_vhost_user.sh --tree patched 7.3,))
+$(eval $(call stage,vhost-user-7.3-baseline,build-7.3-baseline,tests/vsock_vhost_user.sh --tree baseline 7.3,))
 $(eval $(call stage,loopback-6.1-patched,build-6.1-patched,tests/vsock_loopback.sh --tree patched 6.1,))
 $(eval $(call stage,loopback-6.12-patched,build-6.12-patched,tests/vsock_loopback.sh --tree patched 6.12,))
 $(eval $(call stage,loopback-6.18-patched,build-6.18-patched,tests/vsock_loopback.sh --tree patched 6.18,))
@@ -269,14 +274,14 @@ $(eval $(if $(FULL),$(call stage,loopback-6.1-debug,build-6.1-debug,tests/vsock_
 $(eval $(if $(FULL),$(call stage,loopback-6.12-debug,build-6.12-debug,tests/vsock_loopback.sh --tree patched --flavour debug 6.12,),$(call skipped,loopback-6.12-debug,$(skip.loopback-6.12-debug))))
 $(eval $(if $(FULL),$(call stage,loopback-6.18-debug,build-6.18-debug,tests/vsock_loopback.sh --tree patched --flavour debug 6.18,),$(call skipped,loopback-6.18-debug,$(skip.loopback-6.18-debug))))
 $(eval $(if $(FULL),$(call stage,loopback-7.3-debug,build-7.3-debug,tests/vsock_loopback.sh --tree patched --flavour debug 7.3,),$(call skipped,loopback-7.3-debug,$(skip.loopback-7.3-debug))))
-$(eval $(if $(FULL),$(call stage,virtio-6.1-debug,build-6.1-debug,tests/vsock_vhost_user.sh --tree patched --flavour debug 6.1,),$(call skipped,virtio-6.1-debug,$(skip.virtio-6.1-debug))))
-$(eval $(if $(FULL),$(call stage,virtio-6.12-debug,build-6.12-debug,tests/vsock_vhost_user.sh --tree patched --flavour debug 6.12,),$(call skipped,virtio-6.12-debug,$(skip.virtio-6.12-debug))))
-$(eval $(if $(FULL),$(call stage,virtio-6.18-debug,build-6.18-debug,tests/vsock_vhost_user.sh --tree patched --flavour debug 6.18,),$(call skipped,virtio-6.18-debug,$(skip.virtio-6.18-debug))))
-$(eval $(if $(FULL),$(call stage,virtio-7.3-debug,build-7.3-debug,tests/vsock_vhost_user.sh --tree patched --flavour debug 7.3,),$(call skipped,virtio-7.3-debug,$(skip.virtio-7.3-debug))))
-$(eval $(call stage,ab-verdict-6.1,build-6.1-patched build-6.1-baseline,tests/ab-verdict 6.1,loopback-6.1-patched loopback-6.1-baseline virtio-6.1-patched virtio-6.1-baseline nested-6.1-patched nested-6.1-baseline sockmap-6.1-patched sockmap-6.1-baseline))
-$(eval $(call stage,ab-verdict-6.12,build-6.12-patched build-6.12-baseline,tests/ab-verdict 6.12,loopback-6.12-patched loopback-6.12-baseline virtio-6.12-patched virtio-6.12-baseline nested-6.12-patched nested-6.12-baseline sockmap-6.12-patched sockmap-6.12-baseline))
-$(eval $(call stage,ab-verdict-6.18,build-6.18-patched build-6.18-baseline,tests/ab-verdict 6.18,loopback-6.18-patched loopback-6.18-baseline virtio-6.18-patched virtio-6.18-baseline nested-6.18-patched nested-6.18-baseline sockmap-6.18-patched sockmap-6.18-baseline))
-$(eval $(call stage,ab-verdict-7.3,build-7.3-patched build-7.3-baseline,tests/ab-verdict 7.3,loopback-7.3-patched loopback-7.3-baseline virtio-7.3-patched virtio-7.3-baseline nested-7.3-patched nested-7.3-baseline sockmap-7.3-patched sockmap-7.3-baseline))
+$(eval $(if $(FULL),$(call stage,vhost-user-6.1-debug,build-6.1-debug,tests/vsock_vhost_user.sh --tree patched --flavour debug 6.1,),$(call skipped,vhost-user-6.1-debug,$(skip.vhost-user-6.1-debug))))
+$(eval $(if $(FULL),$(call stage,vhost-user-6.12-debug,build-6.12-debug,tests/vsock_vhost_user.sh --tree patched --flavour debug 6.12,),$(call skipped,vhost-user-6.12-debug,$(skip.vhost-user-6.12-debug))))
+$(eval $(if $(FULL),$(call stage,vhost-user-6.18-debug,build-6.18-debug,tests/vsock_vhost_user.sh --tree patched --flavour debug 6.18,),$(call skipped,vhost-user-6.18-debug,$(skip.vhost-user-6.18-debug))))
+$(eval $(if $(FULL),$(call stage,vhost-user-7.3-debug,build-7.3-debug,tests/vsock_vhost_user.sh --tree patched --flavour debug 7.3,),$(call skipped,vhost-user-7.3-debug,$(skip.vhost-user-7.3-debug))))
+$(eval $(call stage,ab-verdict-6.1,build-6.1-patched build-6.1-baseline,tests/ab-verdict 6.1,loopback-6.1-patched loopback-6.1-baseline vhost-user-6.1-patched vhost-user-6.1-baseline vhost-vsock-6.1-patched vhost-vsock-6.1-baseline sockmap-6.1-patched sockmap-6.1-baseline))
+$(eval $(call stage,ab-verdict-6.12,build-6.12-patched build-6.12-baseline,tests/ab-verdict 6.12,loopback-6.12-patched loopback-6.12-baseline vhost-user-6.12-patched vhost-user-6.12-baseline vhost-vsock-6.12-patched vhost-vsock-6.12-baseline sockmap-6.12-patched sockmap-6.12-baseline))
+$(eval $(call stage,ab-verdict-6.18,build-6.18-patched build-6.18-baseline,tests/ab-verdict 6.18,loopback-6.18-patched loopback-6.18-baseline vhost-user-6.18-patched vhost-user-6.18-baseline vhost-vsock-6.18-patched vhost-vsock-6.18-baseline sockmap-6.18-patched sockmap-6.18-baseline))
+$(eval $(call stage,ab-verdict-7.3,build-7.3-patched build-7.3-baseline,tests/ab-verdict 7.3,loopback-7.3-patched loopback-7.3-baseline vhost-user-7.3-patched vhost-user-7.3-baseline vhost-vsock-7.3-patched vhost-vsock-7.3-baseline sockmap-7.3-patched sockmap-7.3-baseline))
 $(eval $(if $(FULL),$(call stage,packages-refusals-6.1,prepare-6.1,nice -n 10 tests/packages_refusals.sh 6.1,$(HEAD)),$(call skipped,packages-refusals-6.1,$(skip.packages-refusals-6.1))))
 $(eval $(if $(FULL),$(call stage,packages-refusals-6.12,prepare-6.12,nice -n 10 tests/packages_refusals.sh 6.12,$(HEAD)),$(call skipped,packages-refusals-6.12,$(skip.packages-refusals-6.12))))
 $(eval $(if $(FULL),$(call stage,packages-refusals-6.18,prepare-6.18,nice -n 10 tests/packages_refusals.sh 6.18,$(HEAD)),$(call skipped,packages-refusals-6.18,$(skip.packages-refusals-6.18))))
@@ -321,14 +326,14 @@ $(eval $(call stage,sockmap-6.18-patched,build-6.18-patched,tests/vsock_sockmap.
 $(eval $(call stage,sockmap-6.18-baseline,build-6.18-baseline,tests/vsock_sockmap.sh --tree baseline --flavour guest 6.18,))
 $(eval $(call stage,sockmap-7.3-patched,build-7.3-patched,tests/vsock_sockmap.sh --tree patched --flavour guest 7.3,))
 $(eval $(call stage,sockmap-7.3-baseline,build-7.3-baseline,tests/vsock_sockmap.sh --tree baseline --flavour guest 7.3,))
-$(eval $(call stage,nested-6.1-patched-loaded,build-6.1-patched build-6.1-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_nested.sh --tree patched 6.1,nested-6.1-baseline))
-$(eval $(call stage,nested-6.12-patched-loaded,build-6.12-patched build-6.12-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_nested.sh --tree patched 6.12,nested-6.12-baseline))
-$(eval $(call stage,nested-6.18-patched-loaded,build-6.18-patched build-6.18-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_nested.sh --tree patched 6.18,nested-6.18-baseline))
-$(eval $(call stage,nested-7.3-patched-loaded,build-7.3-patched build-7.3-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_nested.sh --tree patched 7.3,nested-7.3-baseline))
-$(eval $(call stage,nested-6.1-baseline-loaded,build-6.1-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_nested.sh --tree baseline 6.1,nested-6.1-patched-loaded))
-$(eval $(call stage,nested-6.12-baseline-loaded,build-6.12-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_nested.sh --tree baseline 6.12,nested-6.12-patched-loaded))
-$(eval $(call stage,nested-6.18-baseline-loaded,build-6.18-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_nested.sh --tree baseline 6.18,nested-6.18-patched-loaded))
-$(eval $(call stage,nested-7.3-baseline-loaded,build-7.3-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_nested.sh --tree baseline 7.3,nested-7.3-patched-loaded))
+$(eval $(call stage,vhost-vsock-6.1-patched-loaded,build-6.1-patched build-6.1-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_vhost_vsock.sh --tree patched 6.1,vhost-vsock-6.1-baseline))
+$(eval $(call stage,vhost-vsock-6.12-patched-loaded,build-6.12-patched build-6.12-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_vhost_vsock.sh --tree patched 6.12,vhost-vsock-6.12-baseline))
+$(eval $(call stage,vhost-vsock-6.18-patched-loaded,build-6.18-patched build-6.18-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_vhost_vsock.sh --tree patched 6.18,vhost-vsock-6.18-baseline))
+$(eval $(call stage,vhost-vsock-7.3-patched-loaded,build-7.3-patched build-7.3-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_vhost_vsock.sh --tree patched 7.3,vhost-vsock-7.3-baseline))
+$(eval $(call stage,vhost-vsock-6.1-baseline-loaded,build-6.1-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_vhost_vsock.sh --tree baseline 6.1,vhost-vsock-6.1-patched-loaded))
+$(eval $(call stage,vhost-vsock-6.12-baseline-loaded,build-6.12-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_vhost_vsock.sh --tree baseline 6.12,vhost-vsock-6.12-patched-loaded))
+$(eval $(call stage,vhost-vsock-6.18-baseline-loaded,build-6.18-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_vhost_vsock.sh --tree baseline 6.18,vhost-vsock-6.18-patched-loaded))
+$(eval $(call stage,vhost-vsock-7.3-baseline-loaded,build-7.3-baseline,env RXKIT_OUT=$(RXKIT_OUT)/loaded tests/under-load tests/vsock_vhost_vsock.sh --tree baseline 7.3,vhost-vsock-7.3-patched-loaded))
 $(eval $(call stage,build-6.1-cloud,prepare-6.1,nice -n 10 ci/build --tree patched --flavour cloud 6.1,$(call cores,build-6.1-patched build-6.1-baseline) cloud-config-6.1))
 $(eval $(call stage,build-6.12-cloud,prepare-6.12,nice -n 10 ci/build --tree patched --flavour cloud 6.12,$(call cores,build-6.12-patched build-6.12-baseline) cloud-config-6.12))
 $(eval $(call stage,build-6.18-cloud,prepare-6.18,nice -n 10 ci/build --tree patched --flavour cloud 6.18,$(call cores,build-6.18-patched build-6.18-baseline) cloud-config-6.18))

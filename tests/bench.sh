@@ -4,7 +4,7 @@
 # The cover letter's method on this machine: a single stream, the host
 # sends (tests/bench/rxkit-bench.c through vhost-device-vsock, or
 # --backend vhost-vsock: the kernel's vhost-vsock, in the nested host of
-# tests/vsock_nested.sh where this machine has none), the guest
+# tests/vsock_vhost_vsock.sh where this machine has none), the guest
 # receives with one thread in blocking recv() pinned to CPU0, the
 # virtio-vsock interrupts (and so the RX worker) on CPU1; a fresh guest per
 # kernel state, pairs in balanced AB/BA order; the guest's counters of
@@ -42,7 +42,7 @@ points of tests/data/bench-points, then the ping-pongs of
 tests/data/bench-rtt (--smoke: their smoke columns).
 --backend: the host's side of the device (default vhost-user:
   vhost-device-vsock; vhost-vsock: the kernel's, this machine's
-  /dev/vhost-vsock or a nested L1 host's as in tests/vsock_nested.sh, with
+  /dev/vhost-vsock or a nested L1 host's as in tests/vsock_vhost_vsock.sh, with
   the files' NESTED columns, no instructions pass).
 --out DIR: where the samples and logs go (default:
   \$RXKIT_OUT/TARGET/bench[-smoke]).  A full run (not --smoke) also keeps
@@ -53,8 +53,8 @@ tests/data/bench-rtt (--smoke: their smoke columns).
 The guest instructions of each vCPU during each point come from a TCG
 plugin (tests/mkplugin; --no-insn: without it, and its counts empty).
 Environment: RXKIT_ACCEL, RXKIT_BENCH_JOB_TIMEOUT (seconds for one guest's
-  sweep, default 1800); --backend vhost-vsock: RXKIT_NESTED_BACKEND,
-  RXKIT_NESTED_L1 (tests/vsock_nested.sh).
+  sweep, default 1800); --backend vhost-vsock: RXKIT_VHOST_VSOCK_BACKEND,
+  RXKIT_VHOST_VSOCK_L1 (tests/vsock_vhost_vsock.sh).
 USAGE
 }
 

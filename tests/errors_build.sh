@@ -140,16 +140,16 @@ test_series_bad_patch()
 	expect_in "$work/bad.ktap" '+TRAILING_WHITESPACE' "not the expected verdicts" || return "$KSFT_FAIL"
 }
 
-# The nested vhost-vsock suite (tests/vsock_nested.sh) without the nested
+# The nested vhost-vsock suite (tests/vsock_vhost_vsock.sh) without the nested
 # host's kernel: every test is SKIP
 # with the reason and the command that builds it, none passes.
 test_vhost_no_l1()
 {
-	local suite="$RXKIT_TOP/tests/vsock_nested.sh" rc=0 n= plan=
+	local suite="$RXKIT_TOP/tests/vsock_vhost_vsock.sh" rc=0 n= plan=
 	[ -f "$(src_root "$target")/patched/o-guest/arch/x86/boot/bzImage" ] ||
 		{ SKIP_REASON="no built $target kernel (ci/build $target)"; return "$KSFT_SKIP"; }
-	RXKIT_OUT="$work/vh" RXKIT_NESTED_BACKEND=nested \
-		RXKIT_NESTED_L1=7.3/no-such-tree "$suite" "$target" > "$work/vh.ktap" 2>&1 || rc=$?
+	RXKIT_OUT="$work/vh" RXKIT_VHOST_VSOCK_BACKEND=nested \
+		RXKIT_VHOST_VSOCK_L1=7.3/no-such-tree "$suite" "$target" > "$work/vh.ktap" 2>&1 || rc=$?
 	sed 's/^/#   /' "$work/vh.ktap" | grep -v '^#   $'
 	[ "$rc" = 0 ] || { echo "# exit $rc, expected 0 (all skipped)"; return "$KSFT_FAIL"; }
 	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$work/vh.ktap" | head -n 1)

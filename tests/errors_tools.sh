@@ -15,7 +15,7 @@ PROG=errors_tools
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="ab_regression sockmap_known_defects summary_stale commands_unpackaged cleanroot_scan pipeline_refused bpftests_refused repo_flavour"
-readonly TEST_DESCS="tests/ab-verdict fails regressions and a missing suite, names known defects apart, passes identical results:\
+readonly TEST_DESCS="tests/ab-verdict fails regressions, a missing suite and a pair of two backends, names known defects apart, passes identical results:\
 a sockmap case failing as a listed defect is XFAIL on the trees listed only, a stale entry refused:\
 ci/summary fails results older than the kernel they claim, naming the suite to rerun:\
 tests/commands.sh fails a script running a command ci/deps does not install, naming its package:\
@@ -42,8 +42,8 @@ errors_setup "$@"
 
 # tests/ab-verdict: a case that passes on baseline and fails, skips or is
 # missing patched is a regression, but for a listed known defect's (xfail:
-# named, not counted); a suite without patched results fails; identical
-# results pass.
+# named, not counted); a suite without patched results, or whose trees ran
+# on different backends, fails; identical results pass.
 test_ab_regression()
 {
 	local a="$work/ab/7.3" rc=0
@@ -77,6 +77,13 @@ test_ab_regression()
 	sed 's/^/#   /' "$work/ab.out"
 	[ "$rc" = 0 ] && grep -q "^KNOWN DEFECT s/job: 'case one' .* a defect of both trees: listed \[baseline,patched\]$" "$work/ab.out" ||
 		{ echo "# a known defect of both trees not named so, or it failed the verdict (exit $rc)"; return "$KSFT_FAIL"; }
+	# The same results from two backends are no A/B pair.
+	sed 's/^{"suite": "s", /{"suite": "s", "backend": "nested", /' "$a/baseline/s/results.json" > "$a/patched/s/results.json"
+	rc=0
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
+	sed 's/^/#   /' "$work/ab.out"
+	[ "$rc" = 1 ] && expect_in "$work/ab.out" '^MISMATCH s: the baseline ran on , the patched kernel on nested;' \
+		"two backends' results were compared (exit $rc)" || return "$KSFT_FAIL"
 	rm -r "$a/patched/s"
 	rc=0
 	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?

@@ -16,7 +16,7 @@
 #   selftests.sh  the kit's own selftests of a target (series/T/selftests)
 #                 applied to a view of a tree (also tests/waits, mkbpftests)
 # and, each sourced by its suite alone: vhost_user.sh (vsock_vhost_user.sh,
-# bench.sh), nested.sh (vsock_nested.sh), bench.sh (bench.sh).
+# bench.sh), vhost_vsock.sh (vsock_vhost_vsock.sh), bench.sh (bench.sh).
 
 . "$RXKIT_TOP/tests/lib/ktap.sh"
 . "$RXKIT_TOP/tests/lib/results.sh"

@@ -5,7 +5,7 @@
 # vhost-device-vsock daemon behind QEMU's vhost-user-vsock-pci
 # (tests/vhost-user-backend installs it); the host side of every
 # connection is then a Unix socket.  The kernel's own vhost-vsock is
-# tests/vsock_nested.sh's.  KTAP on stdout; exit 0 (all passed or
+# tests/vsock_vhost_vsock.sh's.  KTAP on stdout; exit 0 (all passed or
 # skipped), 1 (a failure).
 #
 # Tests a backend cannot carry are SKIP with the reason, never PASS; the
@@ -41,8 +41,8 @@ are the flavour's line of tests/data/h2g-bytes.
 Backend: the vhost-user daemon vhost-device-vsock
 (tests/vhost-user-backend --install); with /dev/vhost-vsock and
 RXKIT_VHOST_USER_BACKEND=auto, all SKIP (the kernel's vhost-vsock is
-tests/vsock_nested.sh's); no daemon: all SKIP with the reason.
-Artefacts: \$RXKIT_OUT/TARGET/TREE/virtio-vhost-user/ (serial, protocol,
+tests/vsock_vhost_vsock.sh's); no daemon: all SKIP with the reason.
+Artefacts: \$RXKIT_OUT/TARGET/TREE/vhost-user/ (serial, protocol,
 daemon and host-side logs, KTAP, results.json, reproducer.sh).
 Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT,
   RXKIT_VHOST_USER_BACKEND=auto|vhost-user (vhost-user: use the daemon
@@ -66,7 +66,7 @@ need gzip gzip
 
 detect_backend
 
-art="$(out_dir "$target")/$variant/virtio-$kind"
+art="$(out_dir "$target")/$variant/vhost-user"
 rm -rf "$art"
 mkdir -p "$art"
 printf '%s\n' "$BACKEND" > "$art/backend"

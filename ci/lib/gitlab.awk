@@ -113,7 +113,7 @@ END {
 		if (longest(name[i]) > BUDGET)
 				printf "# as measured here (this stage on some target) over the %d-minute budget of a job\n", BUDGET / 60
 		# No tag: the guests fall back to TCG, the nested host to an L1 guest.
-		if (cmd ~ /tests\/vsock_nested\.sh/)
+		if (cmd ~ /tests\/vsock_vhost_vsock\.sh/)
 			printf "# runner: /dev/vhost-vsock (else an L1 guest is the host) and /dev/kvm (else TCG) speed it up\n"
 		else if (cmd ~ /tests\/(vsock_[a-z_]+|bench|packages_deb|packages_rpm)\.sh/)
 			printf "# runner: /dev/kvm speeds its guests up (else TCG)\n"

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh disable=SC2034,SC2154 # sets the suite's backend globals, reads its run's
 # The kernel's vhost-vsock as the backend of tests/bench.sh (--backend
-# nested): the host of tests/vsock_nested.sh (this machine when its
+# nested): the host of tests/vsock_vhost_vsock.sh (this machine when its
 # /dev/vhost-vsock works, else the nested L1 guest of tests/mknested),
 # whose tests/guest/bench-host sends each point over AF_VSOCK.  Unlike
 # vhost-device-vsock, which reads the sender's Unix stream in large reads,
@@ -10,14 +10,14 @@
 # tests/lib.sh and tests/lib/bench.sh; uses their run's k, order, st, art,
 # kernel, initrd, points, rtts, accel, out.
 
-. "$RXKIT_TOP/tests/lib/nested.sh"
+. "$RXKIT_TOP/tests/lib/vhost_vsock.sh"
 
 # bench_nested_needs: the host (mode: host or nested), its BACKEND; dies
 # with the reason when none serves.  L1: the target's baseline guest
-# kernel, as in tests/vsock_nested.sh (RXKIT_NESTED_L1).
+# kernel, as in tests/vsock_vhost_vsock.sh (RXKIT_VHOST_VSOCK_L1).
 bench_nested_needs()
 {
-	L1=${RXKIT_NESTED_L1:-$target/baseline}
+	L1=${RXKIT_VHOST_VSOCK_L1:-$target/baseline}
 	detect_host
 	[ -z "$BACKEND_SKIP" ] || die "no backend: $BACKEND_SKIP"
 	NESTED_TIMEOUT=$((VIRTIO_JOB_SECS + 1200))

@@ -9,8 +9,7 @@
 
 # detect_backend: BACKEND names it in every run; BACKEND_SKIP, when set,
 # is the reason every test skips.  BACKEND_NAME and BACKEND_VERSION pick
-# its known defects; daemon is vhost-device-vsock's path; kind
-# (vhost-vsock or vhost-user) names the artefact folder.
+# its known defects; daemon is vhost-device-vsock's path.
 detect_backend()
 {
 	BACKEND=none
@@ -24,7 +23,7 @@ detect_backend()
 	esac
 	if [ -c /dev/vhost-vsock ] && [ "${RXKIT_VHOST_USER_BACKEND:-auto}" = auto ]; then
 		BACKEND=vhost-vsock
-		BACKEND_SKIP="backend vhost-vsock (/dev/vhost-vsock): the kernel's vhost-vsock is tests/vsock_nested.sh's (RXKIT_VHOST_USER_BACKEND=vhost-user uses vhost-device-vsock here instead)"
+		BACKEND_SKIP="backend vhost-vsock (/dev/vhost-vsock): the kernel's vhost-vsock is tests/vsock_vhost_vsock.sh's (RXKIT_VHOST_USER_BACKEND=vhost-user uses vhost-device-vsock here instead)"
 	elif daemon=$(command -v vhost-device-vsock 2>/dev/null); then
 		BACKEND_VERSION=$("$daemon" --version 2>/dev/null | awk '{ print $NF; exit }')
 		BACKEND="vhost-device-vsock ${BACKEND_VERSION:-?} (vhost-user, $daemon)"
@@ -33,10 +32,6 @@ detect_backend()
 	else
 		BACKEND_SKIP="no virtio-vsock backend: no /dev/vhost-vsock and no vhost-device-vsock daemon (install it: tests/vhost-user-backend --install)"
 	fi
-	case "$BACKEND" in
-	vhost-vsock) kind=vhost-vsock ;;
-	*) kind=vhost-user ;;
-	esac
 }
 
 # cleanup: the guest, the host side and the daemon stopped; run removed.

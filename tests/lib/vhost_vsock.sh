@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# The hosts of tests/vsock_nested.sh's guest under test: this machine when
+# The hosts of tests/vsock_vhost_vsock.sh's guest under test: this machine when
 # its /dev/vhost-vsock works, else an L1 guest (the baseline kernel) with
 # kernel vhost-vsock, made by tests/mknested.  Sourced by that suite alone,
 # after tests/lib.sh; uses its art, host_out, kernel, accel, L1 and
@@ -26,18 +26,18 @@ host_vhost_usable()
 	return 1
 }
 
-# detect_host: mode (host or nested: RXKIT_NESTED_BACKEND, or auto),
+# detect_host: mode (host or nested: RXKIT_VHOST_VSOCK_BACKEND, or auto),
 # BACKEND (named in every run), BACKEND_SKIP (when set, the reason every
 # test skips) and l1_o (the L1 kernel's build folder).
 detect_host()
 {
 	BACKEND_SKIP=
-	mode=${RXKIT_NESTED_BACKEND:-auto}
+	mode=${RXKIT_VHOST_VSOCK_BACKEND:-auto}
 	case "$mode" in
 	auto) if host_vhost_usable; then mode=host; else mode=nested; fi ;;
-	host) host_vhost_usable || BACKEND_SKIP="RXKIT_NESTED_BACKEND=host: /dev/vhost-vsock missing or unusable for $QEMU" ;;
+	host) host_vhost_usable || BACKEND_SKIP="RXKIT_VHOST_VSOCK_BACKEND=host: /dev/vhost-vsock missing or unusable for $QEMU" ;;
 	nested) ;;
-	*) die "RXKIT_NESTED_BACKEND must be auto, host or nested" ;;
+	*) die "RXKIT_VHOST_VSOCK_BACKEND must be auto, host or nested" ;;
 	esac
 	l1_o="$RXKIT_CACHE/src/$L1/o-guest"
 	case "$mode" in

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# tests/vsock_nested.sh: the kernel's vsock selftests between a host with a
+# tests/vsock_vhost_vsock.sh: the kernel's vsock selftests between a host with a
 # real vhost-vsock device and a guest booted from a kit-built kernel, in the
 # topology of upstream tools/testing/selftests/vsock/vmtest.sh
 # (vm_server_host_client, vm_client_host_server), plus byte-checked bulk
@@ -15,34 +15,34 @@
 # In both, tests/guest/vhost-host drives the host side and the guest runs
 # job vhost_guest; one guest boot carries every test.
 set -eu
-PROG=vsock_nested
+PROG=vsock_vhost_vsock
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/lib/nested.sh"
+. "$RXKIT_TOP/tests/lib/vhost_vsock.sh"
 
 # In the manner of vmtest.sh: each test and what it checks (one guest run
 # serves them all: -t and -T choose what is reported).
 readonly TEST_NAMES="boot guest_to_host host_to_guest vsock_test_vm_client vsock_test_vm_server vsock_diag_test_vm_client vsock_diag_test_vm_server kernel_log"
 readonly TEST_DESCS="the L1 host and the L2 guest boot, the guest behind the L1's vhost-vsock:one stream guest to host, every byte checked:one stream host to guest, every byte checked:the tree's vsock_test with the guest as client and the L1 host serving:vsock_test with the guest serving:vsock_diag_test with the guest as client:vsock_diag_test with the guest serving:no WARN, BUG, lockdep, KASAN or vsock error in either kernel's log"
-readonly NESTED_TIMEOUT=${RXKIT_NESTED_TIMEOUT:-3600}
+readonly NESTED_TIMEOUT=${RXKIT_VHOST_VSOCK_TIMEOUT:-3600}
 readonly GUEST_CID=3
 # The settings of this suite, which reproducer.sh repeats.
-readonly SETTINGS="RXKIT_NESTED_BACKEND RXKIT_NESTED_L1 RXKIT_NESTED_TIMEOUT"
+readonly SETTINGS="RXKIT_VHOST_VSOCK_BACKEND RXKIT_VHOST_VSOCK_L1 RXKIT_VHOST_VSOCK_TIMEOUT"
 
 usage()
 {
 	cat <<USAGE
-usage: tests/vsock_nested.sh [--tree patched|baseline] [--flavour NAME]
+usage: tests/vsock_vhost_vsock.sh [--tree patched|baseline] [--flavour NAME]
        [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 Boot the TREE kernel of TARGET (default: patched, $RXKIT_TARGET) behind a
 real vhost-vsock device and run its tests (-l lists them; -t NAME reports
 NAME, -T NAME leaves it out; each may repeat; the guest run is the same).
-Artefacts: \$RXKIT_OUT/TARGET/TREE/virtio-vhost-BACKEND/ (serial and
+Artefacts: \$RXKIT_OUT/TARGET/TREE/vhost-vsock/ (serial and
 protocol logs of every kernel, host-side logs, KTAP, results.json,
 reproducer.sh).
-Environment: RXKIT_NESTED_BACKEND=auto|host|nested, RXKIT_NESTED_L1=TARGET/TREE
-  (the L1 kernel, default TARGET/baseline, built by ci/build), RXKIT_NESTED_TIMEOUT
+Environment: RXKIT_VHOST_VSOCK_BACKEND=auto|host|nested, RXKIT_VHOST_VSOCK_L1=TARGET/TREE
+  (the L1 kernel, default TARGET/baseline, built by ci/build), RXKIT_VHOST_VSOCK_TIMEOUT
   (s, default 3600), RXKIT_ACCEL=auto|kvm|tcg (the outermost guest).
 USAGE
 }
@@ -51,14 +51,14 @@ guest_test_setup "$@"
 # The nested host runs the target's own unpatched kernel: the host side
 # of every pair checks its kernel against the tree's vsock_test (6.1's
 # test program expects 6.1's errno values, not 7.3's).
-readonly L1=${RXKIT_NESTED_L1:-$target/baseline}
+readonly L1=${RXKIT_VHOST_VSOCK_L1:-$target/baseline}
 need gcc gcc
 need cpio cpio
 need gzip gzip
 
 detect_host
 
-art="$(out_dir "$target")/$variant/virtio-vhost-$mode"
+art="$(out_dir "$target")/$variant/vhost-vsock"
 rm -rf "$art"
 mkdir -p "$art"
 printf '%s\n' "$BACKEND" > "$art/backend"
@@ -95,7 +95,7 @@ VH_BOOT_TIMEOUT=600
 VH_TIME_SCALE=$time_scale
 ENV
 # shellcheck disable=SC2086
-results_begin "$art" vsock_nested.sh $SETTINGS
+results_begin "$art" vsock_vhost_vsock.sh $SETTINGS
 
 # host_out: where the host side's files are (vhost-host's OUT).
 host_out="$art/host"
