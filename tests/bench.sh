@@ -49,7 +49,7 @@ tests/data/bench-rtt (--smoke: their smoke columns).
   its results in bench/TARGET/DATE-BACKEND/ (--keep DIR: there; --keep
   '': nowhere).
 --patches N: the patched state is the posting's patches 1 to N
-  (ci/prepare --upto N; ci/build --tree patched-N).
+  (ci/prepare --patches N; ci/build --tree patched-N).
 The guest instructions of each vCPU during each point come from a TCG
 plugin (tests/mkplugin; --no-insn: without it, and its counts empty).
 Environment: RXKIT_ACCEL, RXKIT_BENCH_JOB_TIMEOUT (seconds for one guest's

@@ -57,7 +57,7 @@ quilt_patches()
 # identical, and the second tree compiles from ccache's direct-mode hits.
 # The package builds (ci/package) mark their release the same way.
 # The patched mark says which posting: -vsockrx2 for v2 of the series;
-# -vsockrx2p3 for its patches 1 to 3 (ci/prepare --upto 3).
+# -vsockrx2p3 for its patches 1 to 3 (ci/prepare --patches 3).
 release_mark()
 {
 	case "$1" in

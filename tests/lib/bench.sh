@@ -4,14 +4,14 @@
 # tests/bench_slow.sh (the slow reader): their shared options, the
 # environment, each state's initramfs (tests/lib/bench_sweep.sh: the
 # sweep's guests).  They read the suite's settings (target, out, points,
-# rtts, slow, ptree, upto).
+# rtts, slow, ptree, patches).
 
 # bench_opt ARGS...: the options both suites take (parse_stage_args'
 # extra_opt protocol: returns the words used, 0 when none).
 pairs=
 out=
 backend=vhost-user
-upto=
+patches=
 keep=
 keep_set=
 bench_opt()
@@ -19,7 +19,7 @@ bench_opt()
 	case "$1" in
 	--pairs) opt_arg "a number" "$@"; pairs=$2; return 2 ;;
 	--out) opt_arg "a folder" "$@"; out=$2; return 2 ;;
-	--patches) opt_arg "a patch number" "$@"; upto=$2; return 2 ;;
+	--patches) opt_arg "a patch number" "$@"; patches=$2; return 2 ;;
 	--keep) [ $# -ge 2 ] || die "--keep needs a folder (or '')"; keep=$2; keep_set=1; return 2 ;;
 	esac
 	return 0
@@ -53,14 +53,14 @@ bench_settle()
 	case "${pairs:=$1}" in
 	''|*[!0-9]*|0) die "--pairs needs a positive number, not '$pairs'" ;;
 	esac
-	case "$upto" in
+	case "$patches" in
 	'') ptree=patched ;;
-	[1-9]|[1-9][0-9]) ptree=patched-$upto ;;
-	*) die "--patches takes a patch number, not '$upto'" ;;
+	[1-9]|[1-9][0-9]) ptree=patched-$patches ;;
+	*) die "--patches takes a patch number, not '$patches'" ;;
 	esac
-	[ -n "$out" ] || out="$(out_dir "$target")/$2${upto:+-p$upto}"
+	[ -n "$out" ] || out="$(out_dir "$target")/$2${patches:+-p$patches}"
 	[ -n "$keep_set" ] || [ "$3" = - ] ||
-		keep="$RXKIT_TOP/bench/$target/$(date -u +%Y-%m-%d)-$backend$3${upto:+-patches-1-$upto}"
+		keep="$RXKIT_TOP/bench/$target/$(date -u +%Y-%m-%d)-$backend$3${patches:+-patches-1-$patches}"
 	# A reference run names the kit's commit: a dirty tree has none.
 	[ -z "$keep" ] || git -C "$RXKIT_TOP" diff --quiet HEAD -- 2>/dev/null ||
 		die "the kit's tree has uncommitted changes, and a kept run must name its commit; run: git commit (or --keep '' to keep nothing)"
@@ -95,7 +95,7 @@ bench_environment()
 	echo "command: $1"
 	echo "target: $target"
 	echo "baseline: $(cat "$(bench_o baseline)/include/config/kernel.release")"
-	echo "patched: $(cat "$(bench_o patched)/include/config/kernel.release")${upto:+ (patches 1-$upto of the posting)}"
+	echo "patched: $(cat "$(bench_o patched)/include/config/kernel.release")${patches:+ (patches 1-$patches of the posting)}"
 	echo "backend: $BACKEND"
 	echo "accelerator: $accel"
 	echo "host cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) cores)"
@@ -139,7 +139,7 @@ state_setup()
 	s="$(src_root "$target")/$(tree_of "$1")"
 	o=$(bench_o "$1")
 	[ -f "$o/arch/x86/boot/bzImage" ] ||
-		die "no $1 kernel; run:${upto:+ ci/prepare --upto $upto $target;} ci/build --tree $(tree_of "$1") $target"
+		die "no $1 kernel; run:${patches:+ ci/prepare --patches $patches $target;} ci/build --tree $(tree_of "$1") $target"
 	a="$out/$1$(pass_suffix "$2")"
 	mkdir -p "$a/tools/rxkit"
 	gcc -static -O2 -Wall -I"$o/usr/include" -o "$a/tools/rxkit/rxkit-bench" \
