@@ -20,7 +20,7 @@ readonly TEST_DESCS=".gitlab-ci.yml is what ci/gitlab writes from ci/stage-table
 gitlab-ci-local resolves every job and need, the jobs the table's stages, one fetch job a target:\
 a job's script (ci/stage --exit) exits 1 on a failed stage, 4 on a skipped one, 0 on a pass:\
 a stage record counts the CPU time of the command's processes, not the seconds it slept (tests/results cpu):\
-the JUnit report of a stage record and the results table say what the records say:\
+the JUnit report of a stage record (a testcase a case, its diagnostics the failure) and the results table say what the records say:\
 one job (RXKIT_PIPELINE_JOB) runs in gitlab-ci-local's shell executor, its record passed and its JUnit report made"
 # A job of seconds that reads the tree only (its record goes to a folder
 # of this test, not to make check's).
@@ -108,6 +108,28 @@ test_stage_cpu()
 		{ echo "# tests/results cpu does not rank the busy stage first"; return "$KSFT_FAIL"; }
 }
 
+# junit_cases DIR: a guest suite's failing vsock_test case is a testcase of
+# its own in the JUnit report, named by the case, its diagnostics the
+# failure's text; a known defect's is skipped, saying so; a test without
+# cases keeps its seconds.
+junit_cases()
+{
+	local a="$1/art"
+	mkdir -p "$a/vm_client"
+	printf 'boot\t0\t7\t\nvm_client\t1\t40\t\n' > "$a/results.tsv"
+	printf '    1..3\n    ok 1 SOCK_STREAM connection reset\n    # POLLERR expected\n    not ok 2 SOCK_SEQPACKET MSG_ZEROCOPY\n    ok 3 SOCK_STREAM MSG_ZEROCOPY # XFAIL listed\n' \
+		> "$a/vm_client/cases.ktap"
+	"$RXKIT_TOP/tests/results" suite "$a" --suite s --target 7.3 --tree patched
+	printf 'TAP version 13\n1..2\nok 1 boot\nnot ok 2 vm_client\n' > "$1/s2.log"
+	"$RXKIT_TOP/tests/results" record s2 1 50 "$1/s2.log" --results "$a/results.json" > "$1/s2.json"
+	"$RXKIT_TOP/tests/results" junit "$1/s2.json" > "$1/s2.xml"
+	expect_line "$1/s2.xml" '    <testcase classname="s2" name="boot" time="7"></testcase>' &&
+	expect_line "$1/s2.xml" '    <testcase classname="s2.vm_client" name="SOCK_STREAM connection reset"></testcase>' &&
+	expect_line "$1/s2.xml" '    <testcase classname="s2.vm_client" name="SOCK_SEQPACKET MSG_ZEROCOPY"><failure message="POLLERR expected">POLLERR expected</failure></testcase>' &&
+	expect_line "$1/s2.xml" '    <testcase classname="s2.vm_client" name="SOCK_STREAM MSG_ZEROCOPY"><skipped message="known defect (XFAIL): listed"/></testcase>' &&
+	expect_line "$1/s2.xml" '  <testsuite name="s2" tests="4" failures="1" skipped="1" time="50">'
+}
+
 # The JUnit report of a suite's stage record (a failed and a skipped KTAP
 # test) and the table of results.json files (target x suite x tree).
 test_junit_table()
@@ -118,8 +140,9 @@ test_junit_table()
 	"$RXKIT_TOP/tests/results" record suite 1 5 "$r/suite.log" > "$r/suite.json"
 	"$RXKIT_TOP/tests/results" junit "$r/suite.json" > "$r/suite.xml"
 	expect_line "$r/suite.xml" '  <testsuite name="suite" tests="3" failures="1" skipped="1" time="5">' || return
-	expect_line "$r/suite.xml" '    <testcase classname="suite" name="b"><failure message=""/></testcase>' || return
+	expect_line "$r/suite.xml" '    <testcase classname="suite" name="b"><failure message=""></failure></testcase>' || return
 	expect_line "$r/suite.xml" '    <testcase classname="suite" name="c"><skipped message="no c here"/></testcase>' || return
+	junit_cases "$r" || return
 	printf '{"target": "7.3", "tree": "%s", "tests": [{"name": "x", "status": "%s"}]}\n' \
 		patched pass > "$o/7.3/patched/s/results.json"
 	printf '{"target": "7.3", "tree": "%s", "tests": [{"name": "x", "status": "%s"}]}\n' \

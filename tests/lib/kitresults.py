@@ -20,6 +20,8 @@ RESULT = re.compile(r"^(not ok|ok) (\d+) ?(.*?)(?: # (SKIP|TODO)\b ?(.*))?$")
 # A subtest of a guest job's cases.ktap: its verdict and the rest
 # (tests/lib/cases.sh writes XFAIL for a known defect's failure).
 CASE = re.compile(r"^    (not ok|ok) \d+ (.*)$")
+# How many diagnostic lines of a failed case its reason keeps.
+DIAG_LINES = 10
 
 
 def die(msg):
@@ -66,13 +68,18 @@ def last_error(text):
 
 def record(argv):
     if len(argv) < 4:
-        die("usage: record NAME RC SECONDS LOG [--skip REASON] [--fail REASON] [--command CMD] [--cpu SECONDS]")
+        die("usage: record NAME RC SECONDS LOG [--skip REASON] [--fail REASON] [--command CMD] [--cpu SECONDS] [--results FILE]...")
     name, rc, secs, log = argv[0], int(argv[1]), int(argv[2]), argv[3]
     opts = dict(zip(argv[4::2], argv[5::2]))
     r = {"stage": name, "command": opts.get("--command", ""),
          "exit": rc, "seconds": secs, "log": log, "tests": []}
     if "--cpu" in opts:
         r["cpu_seconds"] = int(opts["--cpu"])
+    # The results.json files the stage made (ci/stage: its Produces), one
+    # "--results PATH" each.
+    made = [v for k, v in zip(argv[4::2], argv[5::2]) if k == "--results"]
+    if made:
+        r["results"] = made
     if "--skip" in opts:
         r.update(status="skip", reason=opts["--skip"], exit=None)
         json.dump(r, sys.stdout, indent=1)
@@ -153,14 +160,22 @@ def read_text(path):
 def cases_of(path):
     """The subtests of a cases.ktap: [{name, status[, reason]}]; a SKIP
     directive makes it skipped, an XFAIL one on an "ok" line a known
-    defect's failure (xfail)."""
-    out = []
+    defect's failure (xfail); a failed case's reason is the diagnostics
+    the program printed in it (the "    # " lines before its verdict, the
+    last DIAG_LINES of them)."""
+    out, notes = [], []
     for line in read_text(path).split("\n"):
+        if line.startswith("    # "):
+            notes.append(line[6:].rstrip())
+            continue
         m = CASE.match(line)
         if not m:
             continue
         ok, text = m.group(1) == "ok", m.group(2)
         c = {"name": text, "status": "pass" if ok else "fail"}
+        if not ok and notes:
+            c["reason"] = "\n".join(notes[-DIAG_LINES:])
+        notes = []
         for word, status in ((" # SKIP", "skip"), (" # XFAIL", "xfail")):
             i = text.find(word)
             if i >= 0 and (ok or status == "skip"):
