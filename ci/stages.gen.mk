@@ -5,40 +5,40 @@
 KNOWN_TABLE := 6.1 6.12 6.18 7.3
 
 tier.run.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched package-6.1 repo-6.1 build-6.1-baseline vhost-user-6.1-patched vhost-user-6.1-baseline loopback-6.1-patched loopback-6.1-baseline
-tail.run.6.1 := summary-6.1 results-json results-table
+tail.run.6.1 := summary-6.1 results-json results-table results-export
 others.run.6.1 := 
 tier.run.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched package-6.12 repo-6.12 build-6.12-baseline vhost-user-6.12-patched vhost-user-6.12-baseline loopback-6.12-patched loopback-6.12-baseline
-tail.run.6.12 := summary-6.12 results-json results-table
+tail.run.6.12 := summary-6.12 results-json results-table results-export
 others.run.6.12 := 
 tier.run.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched package-6.18 repo-6.18 build-6.18-baseline vhost-user-6.18-patched vhost-user-6.18-baseline loopback-6.18-patched loopback-6.18-baseline
-tail.run.6.18 := summary-6.18 results-json results-table
+tail.run.6.18 := summary-6.18 results-json results-table results-export
 others.run.6.18 := 
 tier.run.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched package-7.3 repo-7.3 build-7.3-baseline vhost-user-7.3-patched vhost-user-7.3-baseline loopback-7.3-patched loopback-7.3-baseline
-tail.run.7.3 := summary-7.3 results-json results-table
+tail.run.7.3 := summary-7.3 results-json results-table results-export
 others.run.7.3 := 
 tier.check.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched rootfs rootfs-base packages-build-6.1 cleanroot-6.1 build-6.1-baseline build-6.1-debug packages-deb-6.1 packages-rpm-6.1 packages-repo-6.1 packages-boot-6.1 packages-dep8-6.1 vhost-vsock-6.1-patched vhost-vsock-6.1-baseline vhost-user-6.1-patched vhost-user-6.1-baseline loopback-6.1-patched loopback-6.1-baseline loopback-6.1-debug vhost-user-6.1-debug ab-verdict-6.1 packages-refusals-6.1 dkms-6.1 dkms-boot-6.1 packages-rebuild-6.1 errors-build errors-tools series-6.1 bench-smoke-6.1 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.1
-tail.check.6.1 := results-json results-table
+tail.check.6.1 := results-json results-table results-export
 others.check.6.1 := fetch-6.1 prepare-6.1 dkms-6.1 dkms-boot-6.1 series-6.1
 tier.check.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched rootfs rootfs-base packages-build-6.12 cleanroot-6.12 build-6.12-baseline build-6.12-debug packages-deb-6.12 packages-rpm-6.12 packages-repo-6.12 packages-boot-6.12 packages-dep8-6.12 vhost-vsock-6.12-patched vhost-vsock-6.12-baseline vhost-user-6.12-patched vhost-user-6.12-baseline loopback-6.12-patched loopback-6.12-baseline loopback-6.12-debug vhost-user-6.12-debug ab-verdict-6.12 packages-refusals-6.12 packages-rebuild-6.12 errors-build errors-tools series-6.12 mail-6.12 bench-smoke-6.12 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.12 sockmap-6.12-patched sockmap-6.12-baseline
-tail.check.6.12 := results-json results-table
+tail.check.6.12 := results-json results-table results-export
 others.check.6.12 := fetch-6.12 prepare-6.12 series-6.12 mail-6.12
 tier.check.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched rootfs rootfs-base packages-build-6.18 cleanroot-6.18 build-6.18-baseline build-6.18-debug packages-deb-6.18 packages-rpm-6.18 packages-repo-6.18 packages-boot-6.18 packages-dep8-6.18 vhost-vsock-6.18-patched vhost-vsock-6.18-baseline vhost-user-6.18-patched vhost-user-6.18-baseline loopback-6.18-patched loopback-6.18-baseline loopback-6.18-debug vhost-user-6.18-debug ab-verdict-6.18 packages-refusals-6.18 packages-rebuild-6.18 errors-build errors-tools series-6.18 mail-6.18 bench-smoke-6.18 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.18 sockmap-6.18-patched sockmap-6.18-baseline
-tail.check.6.18 := results-json results-table
+tail.check.6.18 := results-json results-table results-export
 others.check.6.18 := fetch-6.18 prepare-6.18 series-6.18 mail-6.18
 tier.check.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched rootfs rootfs-base packages-build-7.3 cleanroot-7.3 build-7.3-baseline build-7.3-debug packages-deb-7.3 packages-rpm-7.3 packages-repo-7.3 packages-boot-7.3 packages-dep8-7.3 vhost-vsock-7.3-patched vhost-vsock-7.3-baseline vhost-user-7.3-patched vhost-user-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug vhost-user-7.3-debug ab-verdict-7.3 packages-refusals-7.3 packages-rebuild-7.3 errors-build errors-tools series-7.3 mail-7.3 bench-smoke-7.3 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-7.3 sockmap-7.3-patched sockmap-7.3-baseline
-tail.check.7.3 := results-json results-table
+tail.check.7.3 := results-json results-table results-export
 others.check.7.3 := fetch-7.3 prepare-7.3 series-7.3 mail-7.3
 tier.check-full.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched rootfs rootfs-base vm-image packages-build-6.1 cleanroot-6.1 build-6.1-baseline build-6.1-debug packages-deb-6.1 packages-rpm-6.1 packages-repo-6.1 packages-boot-6.1 packages-dep8-6.1 vhost-vsock-6.1-patched vhost-vsock-6.1-baseline vhost-user-6.1-patched vhost-user-6.1-baseline loopback-6.1-patched loopback-6.1-baseline loopback-6.1-debug vhost-user-6.1-debug ab-verdict-6.1 packages-refusals-6.1 dkms-6.1 dkms-boot-6.1 packages-rebuild-6.1 errors-build errors-tools series-6.1 bench-smoke-6.1 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.1 vhost-vsock-6.1-patched-loaded vhost-vsock-6.1-baseline-loaded build-6.1-cloud package-6.1-cloud
-tail.check-full.6.1 := results-json results-table
+tail.check-full.6.1 := results-json results-table results-export
 others.check-full.6.1 := fetch-6.1 prepare-6.1 build-6.1-patched build-6.1-baseline build-6.1-debug vhost-vsock-6.1-patched vhost-vsock-6.1-baseline vhost-user-6.1-patched vhost-user-6.1-baseline loopback-6.1-patched loopback-6.1-baseline loopback-6.1-debug vhost-user-6.1-debug ab-verdict-6.1 dkms-6.1 dkms-boot-6.1 series-6.1 bench-smoke-6.1
 tier.check-full.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched rootfs rootfs-base vm-image packages-build-6.12 cleanroot-6.12 build-6.12-baseline build-6.12-debug packages-deb-6.12 packages-rpm-6.12 packages-repo-6.12 packages-boot-6.12 packages-dep8-6.12 vhost-vsock-6.12-patched vhost-vsock-6.12-baseline vhost-user-6.12-patched vhost-user-6.12-baseline loopback-6.12-patched loopback-6.12-baseline loopback-6.12-debug vhost-user-6.12-debug ab-verdict-6.12 packages-refusals-6.12 packages-rebuild-6.12 errors-build errors-tools series-6.12 mail-6.12 bench-smoke-6.12 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.12 sockmap-6.12-patched sockmap-6.12-baseline vhost-vsock-6.12-patched-loaded vhost-vsock-6.12-baseline-loaded build-6.12-cloud package-6.12-cloud build-6.12-bpf-patched build-6.12-bpf-baseline bpf-selftests-6.12-patched bpf-selftests-6.12-baseline ab-verdict-6.12-bpf
-tail.check-full.6.12 := results-json results-table
+tail.check-full.6.12 := results-json results-table results-export
 others.check-full.6.12 := fetch-6.12 prepare-6.12 build-6.12-patched build-6.12-baseline build-6.12-debug vhost-vsock-6.12-patched vhost-vsock-6.12-baseline vhost-user-6.12-patched vhost-user-6.12-baseline loopback-6.12-patched loopback-6.12-baseline loopback-6.12-debug vhost-user-6.12-debug ab-verdict-6.12 series-6.12 mail-6.12 bench-smoke-6.12 sockmap-6.12-patched sockmap-6.12-baseline build-6.12-bpf-patched build-6.12-bpf-baseline bpf-selftests-6.12-patched bpf-selftests-6.12-baseline ab-verdict-6.12-bpf
 tier.check-full.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched rootfs rootfs-base vm-image packages-build-6.18 cleanroot-6.18 build-6.18-baseline build-6.18-debug packages-deb-6.18 packages-rpm-6.18 packages-repo-6.18 packages-boot-6.18 packages-dep8-6.18 vhost-vsock-6.18-patched vhost-vsock-6.18-baseline vhost-user-6.18-patched vhost-user-6.18-baseline loopback-6.18-patched loopback-6.18-baseline loopback-6.18-debug vhost-user-6.18-debug ab-verdict-6.18 packages-refusals-6.18 packages-rebuild-6.18 errors-build errors-tools series-6.18 mail-6.18 bench-smoke-6.18 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-6.18 sockmap-6.18-patched sockmap-6.18-baseline vhost-vsock-6.18-patched-loaded vhost-vsock-6.18-baseline-loaded build-6.18-cloud package-6.18-cloud build-6.18-bpf-patched build-6.18-bpf-baseline bpf-selftests-6.18-patched bpf-selftests-6.18-baseline ab-verdict-6.18-bpf
-tail.check-full.6.18 := results-json results-table
+tail.check-full.6.18 := results-json results-table results-export
 others.check-full.6.18 := fetch-6.18 prepare-6.18 build-6.18-patched build-6.18-baseline build-6.18-debug vhost-vsock-6.18-patched vhost-vsock-6.18-baseline vhost-user-6.18-patched vhost-user-6.18-baseline loopback-6.18-patched loopback-6.18-baseline loopback-6.18-debug vhost-user-6.18-debug ab-verdict-6.18 series-6.18 mail-6.18 bench-smoke-6.18 sockmap-6.18-patched sockmap-6.18-baseline build-6.18-bpf-patched build-6.18-bpf-baseline bpf-selftests-6.18-patched bpf-selftests-6.18-baseline ab-verdict-6.18-bpf
 tier.check-full.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched rootfs rootfs-base vm-image packages-build-7.3 cleanroot-7.3 build-7.3-baseline build-7.3-debug packages-deb-7.3 packages-rpm-7.3 packages-repo-7.3 packages-boot-7.3 packages-dep8-7.3 vhost-vsock-7.3-patched vhost-vsock-7.3-baseline vhost-user-7.3-patched vhost-user-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug vhost-user-7.3-debug ab-verdict-7.3 packages-refusals-7.3 packages-rebuild-7.3 errors-build errors-tools series-7.3 mail-7.3 bench-smoke-7.3 static commands shellcheck stage-table results-format timing sockmap-check bench-tools bench-report errors-fetch pipeline cloud-config-7.3 sockmap-7.3-patched sockmap-7.3-baseline vhost-vsock-7.3-patched-loaded vhost-vsock-7.3-baseline-loaded build-7.3-cloud package-7.3-cloud vm-image-trixie cloud-boot-7.3-patched cloud-boot-7.3-baseline ab-verdict-7.3-cloud build-7.3-bpf-patched build-7.3-bpf-baseline bpf-selftests-7.3-patched bpf-selftests-7.3-baseline ab-verdict-7.3-bpf
-tail.check-full.7.3 := results-json results-table
+tail.check-full.7.3 := results-json results-table results-export
 others.check-full.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched build-7.3-baseline build-7.3-debug vhost-vsock-7.3-patched vhost-vsock-7.3-baseline vhost-user-7.3-patched vhost-user-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug vhost-user-7.3-debug ab-verdict-7.3 series-7.3 mail-7.3 bench-smoke-7.3 sockmap-7.3-patched sockmap-7.3-baseline build-7.3-bpf-patched build-7.3-bpf-baseline bpf-selftests-7.3-patched bpf-selftests-7.3-baseline ab-verdict-7.3-bpf
 
 GROUPS := fetch prepare build test vhost-vsock vhost-user series package repo dkms packages summary bench bench-slow bench-smoke debug sockmap cloud census
@@ -381,9 +381,10 @@ $(eval $(call stage,bench-slow-6.1,build-6.1-baseline $(if $(PATCHES),build-6.1-
 $(eval $(call stage,bench-slow-6.12,build-6.12-baseline $(if $(PATCHES),build-6.12-patched-$(PATCHES),build-6.12-patched),tests/bench_slow.sh $(bench_opts) 6.12,bench-6.12))
 $(eval $(call stage,bench-slow-6.18,build-6.18-baseline $(if $(PATCHES),build-6.18-patched-$(PATCHES),build-6.18-patched),tests/bench_slow.sh $(bench_opts) 6.18,bench-6.18))
 $(eval $(call stage,bench-slow-7.3,build-7.3-baseline $(if $(PATCHES),build-7.3-patched-$(PATCHES),build-7.3-patched),tests/bench_slow.sh $(bench_opts) 7.3,bench-7.3))
-$(eval $(call stage,summary-6.1,,ci/summary 6.1,$(filter-out summary-6.1 results-json results-table,$(STAGES))))
-$(eval $(call stage,summary-6.12,,ci/summary 6.12,$(filter-out summary-6.12 results-json results-table,$(STAGES))))
-$(eval $(call stage,summary-6.18,,ci/summary 6.18,$(filter-out summary-6.18 results-json results-table,$(STAGES))))
-$(eval $(call stage,summary-7.3,,ci/summary 7.3,$(filter-out summary-7.3 results-json results-table,$(STAGES))))
-$(eval $(call stage,results-json,,tests/results validate $(RXKIT_OUT),$(filter-out results-json results-table,$(STAGES))))
-$(eval $(call stage,results-table,,tests/results table $(RXKIT_OUT),$(filter-out results-table,$(STAGES))))
+$(eval $(call stage,summary-6.1,,ci/summary 6.1,$(filter-out summary-6.1 results-json results-table results-export,$(STAGES))))
+$(eval $(call stage,summary-6.12,,ci/summary 6.12,$(filter-out summary-6.12 results-json results-table results-export,$(STAGES))))
+$(eval $(call stage,summary-6.18,,ci/summary 6.18,$(filter-out summary-6.18 results-json results-table results-export,$(STAGES))))
+$(eval $(call stage,summary-7.3,,ci/summary 7.3,$(filter-out summary-7.3 results-json results-table results-export,$(STAGES))))
+$(eval $(call stage,results-json,,tests/results validate $(RXKIT_OUT),$(filter-out results-json results-table results-export,$(STAGES))))
+$(eval $(call stage,results-table,,tests/results table $(RXKIT_OUT),$(filter-out results-table results-export,$(STAGES))))
+$(eval $(call stage,results-export,,tests/results export $(RXKIT_OUT),$(filter-out results-export,$(STAGES))))

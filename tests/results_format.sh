@@ -11,8 +11,10 @@ PROG=results_format.sh
 . "$RXKIT_TOP/tests/lib.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="hostile_reasons writers_meet_schema schema_refuses"
-readonly TEST_DESCS="reasons and case names with quotes, backslashes, CR, ESC, tabs and bytes that are not UTF-8 come out as valid JSON, each string as it went in:a stage record of a suite's log, of a plain command, of a skip and of a failed output check, and a suite's results.json, meet their schemas:each kind of bad record is refused, naming what is wrong"
+readonly TEST_NAMES="hostile_reasons writers_meet_schema schema_refuses export_run kcidb_refuses"
+readonly TEST_DESCS="reasons and case names with quotes, backslashes, CR, ESC, tabs and bytes that are not UTF-8 come out as valid JSON, each string as it went in:a stage record of a suite's log, of a plain command, of a skip and of a failed output check, and a suite's results.json, meet their schemas:each kind of bad record is refused, naming what is wrong:\
+a run's summary.json and kcidb.json say what its records, results, packages and A/B log say, and pass their checks:\
+the KCIDB check refuses each kind of bad report, naming what is wrong"
 readonly RESULTS_TOOL="$RXKIT_TOP/tests/results"
 
 usage()
@@ -112,6 +114,102 @@ test_schema_refuses()
 	done <<RECORDS
 $BAD_RECORDS
 RECORDS
+	return "$rc"
+}
+
+# export_out OUT: a run's records (a prepare, a build, an A/B verdict that
+# found a regression), the results of a suite on both trees (a failed case
+# with its diagnostics, a known defect's) and a package with its lint.
+export_out()
+{
+	local c="$1/check" a="$1/7.3/patched/loopback" b="$1/7.3/baseline/loopback"
+	mkdir -p "$c" "$a/job" "$b/job" "$1/7.3/packages"
+	: > "$c/p.log"
+	"$RESULTS_TOOL" record prepare-7.3 0 3 "$c/p.log" > "$c/prepare-7.3.json"
+	"$RESULTS_TOOL" record build-7.3-patched 0 60 "$c/p.log" --cpu 110 > "$c/build-7.3-patched.json"
+	printf "REGRESSION loopback/job: 'c two' passes on baseline, fails on patched\nsomething else\n" > "$c/ab.log"
+	"$RESULTS_TOOL" record ab-verdict-7.3 1 1 "$c/ab.log" > "$c/ab-verdict-7.3.json"
+	printf 'boot\t0\t5\t\njob\t1\t9\t\n' > "$a/results.tsv"
+	printf '    ok 1 c one\n    # POLLERR expected\n    not ok 2 c two\n    ok 3 c (three) # XFAIL known: it [baseline,patched] {1}\n' > "$a/job/cases.ktap"
+	printf 'boot\t0\t5\t\njob\t0\t9\t\n' > "$b/results.tsv"
+	printf '    ok 1 c one\n    ok 2 c two\n    ok 3 c (three) # XFAIL known: it [baseline,patched] {1}\n' > "$b/job/cases.ktap"
+	"$RESULTS_TOOL" suite "$a" --suite loopback --target 7.3 --tree patched --backend loopback --accelerator tcg
+	"$RESULTS_TOOL" suite "$b" --suite loopback --target 7.3 --tree baseline --backend loopback --accelerator tcg
+	printf 'not a real package\n' > "$1/7.3/packages/linux-image-x.deb"
+	printf 'W: a warning\nexit 0\n' > "$1/7.3/packages/lintian.txt"
+}
+
+test_export_run()
+{
+	local o="$work/export" s= k=
+	export_out "$o"
+	"$RESULTS_TOOL" export "$o" | sed 's/^/# /'
+	s="$o/summary.json" k="$o/kcidb.json"
+	[ -f "$s" ] && [ -f "$k" ] || { echo "# no summary.json or kcidb.json"; return "$KSFT_FAIL"; }
+	python3 - "$s" "$k" "$(sha256sum < "$o/7.3/packages/linux-image-x.deb" | cut -c1-64)" <<'PY' || return "$KSFT_FAIL"
+import json, sys
+s, k = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+t = s["targets"]["7.3"]
+want = [
+    (s["stages"], {"passed": 2, "failed": 1, "skipped": 0}),
+    (s["cpu_seconds"], 110),
+    (t["trees"]["patched"]["loopback"]["failed"], 1),
+    (t["trees"]["patched"]["loopback"]["known"], 1),
+    (t["trees"]["baseline"]["loopback"]["passed"], 3),
+    (t["ab_verdict"], {"status": "fail", "findings": ["REGRESSION loopback/job: 'c two' passes on baseline, fails on patched"]}),
+    (t["packages"][0]["sha256"], sys.argv[3]),
+    (t["lint"], {"lintian": "exit 0"}),
+    (len(k["checkouts"]), 2), (len(k["builds"]), 2), (len(k["tests"]), 10),
+    (len(k["issues"]), 1), (len(k["incidents"]), 2),
+    (k["builds"][1]["status"] if k["builds"][1]["id"].startswith("rxkit:7.3-patched-") else k["builds"][0]["status"], "PASS"),
+]
+fail = [t for t in k["tests"] if t["status"] == "FAIL" and t["path"].endswith(".c_two")]
+want.append((fail[0]["comment"] if fail else None, "POLLERR expected"))
+want.append((k["issues"][0]["comment"], "known: it"))
+bad = [(got, exp) for got, exp in want if got != exp]
+for got, exp in bad:
+    print("# got %r, expected %r" % (got, exp))
+print("# %d values as the run says" % (len(want) - len(bad)))
+sys.exit(1 if bad else 0)
+PY
+	"$RESULTS_TOOL" kcidb-check "$k" || { echo "# kcidb-check refused the export"; return "$KSFT_FAIL"; }
+}
+
+# Each kind of bad KCIDB report (a mutation of a good one) is refused,
+# naming the fault.
+test_kcidb_refuses()
+{
+	local rc="$KSFT_PASS" what= py= want= k="$work/kcidb-good.json"
+	[ -f "$work/export/kcidb.json" ] || export_out "$work/export"
+	[ -f "$work/export/kcidb.json" ] || "$RESULTS_TOOL" export "$work/export" > /dev/null
+	cp "$work/export/kcidb.json" "$k"
+	"$RESULTS_TOOL" kcidb-check "$k" || { echo "# the good report was refused"; return "$KSFT_FAIL"; }
+	while IFS='	' read -r what py want; do
+		python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+$py
+json.dump(d, open(sys.argv[2], 'w'))" "$k" "$work/kcidb-bad.json"
+		if "$RESULTS_TOOL" kcidb-check "$work/kcidb-bad.json" > "$work/kcidb.out" 2>&1 ||
+		   ! grep -q -- "$want" "$work/kcidb.out"; then
+			echo "# $what: not refused naming '$want':"; sed 's/^/#   /' "$work/kcidb.out"
+			rc=$KSFT_FAIL
+		else
+			echo "# $what: $(head -n 1 "$work/kcidb.out" | sed "s|$work/||")"
+		fi
+	done <<'BAD'
+no build_id	del d["tests"][0]["build_id"]	tests/0: no build_id
+bad status	d["tests"][0]["status"] = "BROKEN"	status 'BROKEN' is none of
+dangling build	d["builds"][0]["checkout_id"] = "rxkit:nowhere"	builds/0: checkout_id rxkit:nowhere names no object of checkouts
+dangling issue	d["incidents"][0]["issue_id"] = "rxkit:none"	names no object of issues
+path with a blank	d["tests"][0]["path"] = "vsock.a b"	is not dot-separated
+unknown field	d["tests"][0]["verdict"] = "ok"	unknown field verdict
+id without origin	d["builds"][0]["id"] = "build-1"	is not ORIGIN:ID
+bad origin	d["checkouts"][0]["origin"] = "RX Kit"	origin 'RX Kit' is not
+null value	d["tests"][0]["comment"] = None	comment is null
+id twice	d["tests"][1]["id"] = d["tests"][0]["id"]	id .* twice
+old version	d["version"]["major"] = 4	version:
+bad patchset hash	d["checkouts"][0]["patchset_hash"] = "abc"	patchset_hash is neither
+BAD
 	return "$rc"
 }
 

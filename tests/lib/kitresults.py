@@ -14,7 +14,8 @@ PROG = "results"
 KSFT_SKIP = 4
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMAS = {"stage": "tests/data/stage-record.schema.json",
-           "suite": "tests/data/results.schema.json"}
+           "suite": "tests/data/results.schema.json",
+           "summary": "tests/data/summary.schema.json"}
 # A KTAP result line at the top level (subtests are indented).
 RESULT = re.compile(r"^(not ok|ok) (\d+) ?(.*?)(?: # (SKIP|TODO)\b ?(.*))?$")
 # A subtest of a guest job's cases.ktap: its verdict and the rest
