@@ -19,8 +19,9 @@ PROG=packages_rebuild
 . "$RXKIT_TOP/tests/packages-lib.sh"
 
 # Each test and what it checks (-l).
-readonly TEST_NAMES="reproducible deb_dbg deb_clean_build"
+readonly TEST_NAMES="reproducible revision deb_dbg deb_clean_build"
 readonly TEST_DESCS="a second package build from the same sources is byte-identical, source packages too:\
+ci/package at revision 2 (RXKIT_PKG_REVISION) makes the same packages but for the version's revision:\
 a configuration with debug info adds a linted -dbg package of unstripped vmlinux and modules:\
 the source package builds in a clean buildd-like root from its Build-Depends, the kit's files"
 
@@ -43,7 +44,7 @@ pkg_need_kernel
 pkg_need_root
 need chroot coreutils
 need readelf binutils
-pkg_art_clean package-1-out2.log package-1-out-dbg.log lintian-dbg.txt mkrootfs-buildd.log clean-build.log
+pkg_art_clean package-1-out2.log package-2-out3.log package-1-out-dbg.log lintian-dbg.txt mkrootfs-buildd.log clean-build.log
 broot="$work/buildd-root"
 
 in_broot() { chroot "$broot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"; }
@@ -79,6 +80,33 @@ test_reproducible()
 # unstripped modules under /usr/lib/debug, while linux-image's modules stay
 # stripped.  The guest configuration with DWARF: no ccache hits, a full
 # compile.
+# ci/package's revision 2: the image and headers packages hold the same
+# files, their control fields but Version are the same, and Version ends
+# in -2 (tests/packages_deb.sh's upgrade installs such a package).
+test_revision()
+{
+	local rc=0 f g k
+	need_packages || return $?
+	pkg 2 "$work/out3" --no-lint --format deb || return "$KSFT_FAIL"
+	for k in image headers; do
+		f=$(pkg_file "$RXKIT_OUT" 1 "$k") g=$(pkg_file "$work/out3" 2 "$k")
+		[ -f "$g" ] || { echo "# no ${g##*/}"; rc=1; continue; }
+		dpkg-deb -c "$f" | awk '{ print $1, $2, $NF }' > "$work/c1"
+		dpkg-deb -c "$g" | awk '{ print $1, $2, $NF }' > "$work/c2"
+		diff "$work/c1" "$work/c2" > "$work/cdiff" ||
+			{ echo "# ${g##*/}: its files differ:"; head -n 10 "$work/cdiff" | sed 's/^/#   /'; rc=1; }
+		dpkg-deb -f "$f" | grep -v '^Version:\|^Installed-Size:' > "$work/f1"
+		dpkg-deb -f "$g" | grep -v '^Version:\|^Installed-Size:' > "$work/f2"
+		diff "$work/f1" "$work/f2" > "$work/fdiff" ||
+			{ echo "# ${g##*/}: its control fields differ:"; sed 's/^/#   /' "$work/fdiff"; rc=1; }
+		case "$(dpkg-deb -f "$g" Version)" in
+		*-2) echo "# ${g##*/}: $(wc -l < "$work/c2") files, version $(dpkg-deb -f "$g" Version)" ;;
+		*) echo "# ${g##*/}: version $(dpkg-deb -f "$g" Version)"; rc=1 ;;
+		esac
+	done
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
 test_deb_dbg()
 {
 	local c p img dbg rc=0 v n=0 k l
