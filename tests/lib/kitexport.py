@@ -7,26 +7,30 @@
 # Both are checked before they are written: summary.json against
 # tests/data/summary.schema.json, kcidb.json by kitkcidb's check.
 
+import functools
 import hashlib
 import json
 import os
 import subprocess
 
-from kitresults import TOP, load, records
+from kitresults import TOP, die, load, records, schema_errors
 
 ORIGIN = "rxkit"
 
 
+# Once a run: summary() and kcidb() both name the kit, the compiler and QEMU.
+@functools.lru_cache(maxsize=None)
 def first_line(cmd):
+    """The first line a command (a tuple) prints."""
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, check=False).stdout
+        out = subprocess.run(list(cmd), capture_output=True, text=True, check=False).stdout
     except OSError:
         return ""
     return out.split("\n", 1)[0].strip()
 
 
 def kit_commit():
-    return first_line(["git", "-C", TOP, "describe", "--always", "--dirty", "--abbrev=12"])
+    return first_line(("git", "-C", TOP, "describe", "--always", "--dirty", "--abbrev=12"))
 
 
 def sha256_file(path):
@@ -53,6 +57,12 @@ def suites_of(out, target):
             if os.path.isfile(p):
                 found.setdefault(tree, {})[s] = load(p)
     return found
+
+
+def run_records(out):
+    """The stage records of the run under OUT (none without OUT/check)."""
+    d = os.path.join(out, "check")
+    return records(d) if os.path.isdir(d) else []
 
 
 def stage_of(recs, name):
@@ -92,12 +102,12 @@ def totals(tests):
 
 
 def summary(out):
-    recs = records(os.path.join(out, "check")) if os.path.isdir(os.path.join(out, "check")) else []
+    recs = run_records(out)
     st = {"passed": 0, "failed": 0, "skipped": 0}
     for r in recs:
         st[{"pass": "passed", "fail": "failed", "skip": "skipped"}[r["status"]]] += 1
-    s = {"kit": kit_commit(), "compiler": first_line(["gcc", "--version"]),
-         "qemu": first_line([os.environ.get("QEMU", "qemu-system-x86_64"), "--version"]),
+    s = {"kit": kit_commit(), "compiler": first_line(("gcc", "--version")),
+         "qemu": first_line((os.environ.get("QEMU", "qemu-system-x86_64"), "--version")),
          "stages": st, "cpu_seconds": sum(r.get("cpu_seconds", 0) for r in recs),
          "targets": {}}
     for t in targets():
@@ -119,8 +129,7 @@ def summary(out):
 
 def export(argv):
     """summary.json and kcidb.json of the run under OUT, each checked."""
-    from kitkcidb import kcidb, kcidb_errors
-    from kitresults import die, schema_errors
+    from kitkcidb import kcidb, kcidb_errors  # it imports this module
     if len(argv) != 1:
         die("usage: export OUT")
     out = argv[0]

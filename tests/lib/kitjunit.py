@@ -9,7 +9,7 @@
 import os
 from xml.sax.saxutils import escape, quoteattr
 
-from kitresults import load
+from kitresults import die, load
 
 # A case's status in JUnit's words: a known defect's failure (xfail) is
 # reported skipped, its reason saying so.
@@ -67,7 +67,6 @@ def testcase_xml(c, fallback):
 
 def junit(argv):
     if not argv:
-        from kitresults import die
         die("usage: junit FILE...")
     suites = []
     for path in argv:

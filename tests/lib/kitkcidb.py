@@ -10,9 +10,9 @@ import hashlib
 import os
 import re
 
-from kitexport import (ORIGIN, first_line, kit_commit, sha256_file, stage_of,
-                       suites_of, targets)
-from kitresults import TOP, load, records
+from kitexport import (ORIGIN, first_line, kit_commit, run_records, sha256_file,
+                       stage_of, suites_of, targets)
+from kitresults import TOP, die, load
 
 MESSAGE_ID = "20261010142247.99223-1-physicalmtea@gmail.com"
 KCIDB_VERSION = {"major": 5, "minor": 3}
@@ -64,9 +64,9 @@ def patchset_hash(target):
 
 
 def kcidb(out):
-    recs = records(os.path.join(out, "check")) if os.path.isdir(os.path.join(out, "check")) else []
+    recs = run_records(out)
     kit = kit_commit()
-    compiler = first_line(["gcc", "--version"])
+    compiler = first_line(("gcc", "--version"))
     d = {"version": dict(KCIDB_VERSION), "checkouts": [], "builds": [], "tests": [],
          "issues": [], "incidents": []}
     issues = {}
@@ -179,7 +179,6 @@ def kcidb_errors(d):
 
 
 def kcidb_check(argv):
-    from kitresults import die
     if len(argv) != 1:
         die("usage: kcidb-check FILE")
     errs = kcidb_errors(load(argv[0]))
