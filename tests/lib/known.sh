@@ -16,7 +16,8 @@ readonly SOCKMAP_DEFECTS="$RXKIT_TOP/tests/data/sockmap-defects"
 # the case's name matches, the checker printed every violation it counted,
 # and no expectation but the count of violations failed (REASONS: those
 # entries', each with its TREES in brackets and how many lines it matched
-# in braces, which tests/ab-verdict compares).  A listed case that passed,
+# in braces, which tests/ab-verdict compares; a race's prefixed "race: ",
+# which tests/census counts apart).  A listed case that passed,
 # or failed otherwise, gets a diagnostic line.  False when an entry
 # matches no case that ran (stale) or LIST is malformed.
 known_defects()
@@ -26,8 +27,8 @@ known_defects()
 		BEGIN {
 			while ((getline l < list) > 0) {
 				if (l ~ /^#/ || l !~ /[^ \t]/) continue
-				if (split(l, f, "\t") != 4) {
-					printf "    # %s: not CASES<TAB>TREES<TAB>SIGNATURE<TAB>REASON: %s\n", list, l
+				if (split(l, f, "\t") != 5 || f[4] !~ /^(always|race)$/) {
+					printf "    # %s: not CASES<TAB>TREES<TAB>SIGNATURE<TAB>always|race<TAB>REASON: %s\n", list, l
 					bad = 1
 					continue
 				}
@@ -37,7 +38,7 @@ known_defects()
 				n++
 				cre[n] = "^(" f[1] ")$"
 				sig[n] = f[3]
-				why[n] = f[4] " [" f[2] "]"
+				why[n] = (f[4] == "race" ? "race: " : "") f[5] " [" f[2] "]"
 			}
 			close(list)
 		}
