@@ -11,8 +11,8 @@ PROG=stage_table.sh
 . "$RXKIT_TOP/tests/lib.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="current stale refuses plans lanes full_others commands inputs outputs one_list"
-readonly TEST_DESCS="ci/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:make check's two lanes and its tail plan the tier, and no stage but TARGET's fetch and prepare is in both:a Full-others row runs for make's TARGET and in check-full, and is recorded skipped for another target in check:every stage's command is an executable of the kit:every Consumes path is produced by a stage the consumer needs or waits for, and one that is not is named:ci/stage fails a passed stage that lacks a Produces path or wrote where none reaches, and passes one that made its own:no other file lists the stages (more than MAX_NAMES of them)"
+readonly TEST_NAMES="current stale refuses plans lanes full_others commands runners inputs outputs one_list"
+readonly TEST_DESCS="ci/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:make check's two lanes and its tail plan the tier, and no stage but TARGET's fetch and prepare is in both:a Full-others row runs for make's TARGET and in check-full, and is recorded skipped for another target in check:every stage's command is an executable of the kit:a stage says Runner\: privileged exactly when its command stops without root:every Consumes path is produced by a stage the consumer needs or waits for, and one that is not is named:ci/stage fails a passed stage that lacks a Produces path or wrote where none reaches, and passes one that made its own:no other file lists the stages (more than MAX_NAMES of them)"
 # A file that names more stages than this restates the table (prose names
 # a few; the old hand-kept lists named over 40).
 readonly MAX_NAMES=16
@@ -104,6 +104,7 @@ stage twice	{ print } END { print ""; print "Stage: rootfs"; print "Command: tru
 no command	/^Command: tests\/mkrootfs$/ { next } { print }	stage rootfs has no Command
 field twice	{ print } /^Stage: rootfs$/ { print "Tiers: run"; print "Tiers: check" }	field Tiers given twice
 an unknown lane	{ print } /^Stage: rootfs$/ { print "Lane: spare" }	stage rootfs: unknown lane .spare.
+an unknown runner	{ sub(/^Runner: privileged$/, "Runner: kvm") } { print }	unknown runner .kvm.
 a lane row the main lane waits for	{ print } /^Stage: rootfs$/ { print "Lane: idle" }	stage rootfs has Lane: idle, but make check TARGET=[0-9.]* runs it in the main lane: [a-z0-9.-]* waits for it
 unknown predicate	{ sub(/^When: sockmap$/, "When: bpf") } { print }	unknown predicate .bpf.
 a GitLab keyword	{ sub(/^Stage: rootfs$/, "Stage: stages") } { print }	stage stages: a GitLab keyword
@@ -237,6 +238,37 @@ test_commands()
 	done < "$work/progs"
 	[ "$n" -gt 20 ] || { echo "# only $n programs read: the table was not parsed"; rc=$KSFT_FAIL; }
 	echo "# $n programs, every one an executable of the kit"
+	return "$rc"
+}
+
+# A command that stops without root (the packages' pkg_need_root, or an
+# "id -u" test that dies) asks for the privileged runner, and only such a
+# command: its GitLab job is tagged for it.
+test_runners()
+{
+	local rc="$KSFT_PASS" prog= runner= root= n=0
+	awk '/^$/ { if (cmd != "") print cmd "\t" (run == "" ? "-" : run); cmd = run = "" }
+	     /^[^ \t]/ { f = "" } /^Command:/ { cmd = substr($0, 10); f = "c" }
+	     /^[ \t]/ && f == "c" { cmd = cmd " " $0 }
+	     /^Runner:/ { run = $2 }
+	     END { if (cmd != "") print cmd "\t" (run == "" ? "-" : run) }' "$RXKIT_TOP/ci/stage-table" |
+		awk -F '\t' '{ n = split($1, w, " ")
+			for (i = 1; i <= n; i++) {
+				if (w[i] == "nice" || w[i] == "env" || w[i] == "tests/under-load") continue
+				if (w[i] ~ /^-n$/) { i++; continue }
+				if (w[i] ~ /=/) continue
+				print w[i] "\t" $2; break
+			} }' | sort -u > "$work/runners"
+	while IFS='	' read -r prog runner; do
+		n=$((n + 1))
+		root=-
+		grep -Eq '^[[:space:]]*pkg_need_root$|id -u\)" = 0 \] \|\| die' "$RXKIT_TOP/$prog" && root=privileged
+		[ "$root" = "$runner" ] && continue
+		echo "# $prog: Runner $runner in ci/stage-table, but it $([ "$root" = - ] && echo runs || echo stops) without root"
+		rc=$KSFT_FAIL
+	done < "$work/runners"
+	echo "# $n commands, $(grep -c 'privileged$' "$work/runners") of them on the privileged runner"
+	[ "$n" -gt 20 ] && grep -q 'privileged$' "$work/runners" || rc=$KSFT_FAIL
 	return "$rc"
 }
 

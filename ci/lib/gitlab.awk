@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # ci/lib/gitlab.awk: the jobs of .gitlab-ci.yml from the stage records of
 # ci/lib/stage-lines.awk (stdin), one job a stage: its GitLab stage
-# (STAGEMAP: ci/stagegen --gitlab-stages), needs (its NEEDS and AFTER), timeout
-# (three times the longest the stage took on any target in TIMESFILE, 10
-# minutes at least, BUDGET seconds at most), the ci/stage command make runs,
+# (STAGEMAP: ci/stagegen --gitlab-stages, with its runner's tag), needs (its
+# NEEDS and AFTER), timeout (three times the longest the stage took on any
+# target in TIMESFILE, 10 minutes at least, BUDGET seconds at most) and its
+# script's (SPARE minutes less), the ci/stage command make runs,
 # its artefacts, the ccache of a build and the source archives of a
 # fetch.  Refuses a graph whose needs name no stage or a stage of a later
 # GitLab stage.  Run by ci/gitlab with
@@ -26,8 +27,10 @@ function glob(p) {
 
 function gstage(name,   i) {
 	for (i = 1; i <= nmap; i++)
-		if (name ~ mre[i])
+		if (name ~ mre[i]) {
+			mrunner = mrun[i]
 			return mstage[i]
+		}
 	fail(STAGEMAP ": no line matches stage " name " (ci/stage-table: its Gitlab)")
 }
 
@@ -58,6 +61,9 @@ function opt(cmd, o, d,   w, n, i) {
 
 BEGIN {
 	FS = "\t"
+	# Minutes of a job's timeout kept from its script: the runner's start
+	# and the after_script (RUNNER_AFTER_SCRIPT_TIMEOUT, the defaults').
+	SPARE = 5
 	split("fetch prepare build test package verdict .post", order, " ")
 	for (i = 1; i <= 7; i++)
 		rank[order[i]] = i
@@ -69,6 +75,7 @@ BEGIN {
 			fail(STAGEMAP ": unknown GitLab stage '" w[2] "'")
 		mre[++nmap] = glob(w[1])
 		mstage[nmap] = w[2]
+		mrun[nmap] = (w[3] == "" ? "-" : w[3])
 	}
 	close(STAGEMAP)
 	load_times(TIMESFILE)
@@ -87,6 +94,7 @@ END {
 		fail("no stage lines in make's plan")
 	for (i = 1; i <= n; i++) {
 		gs[i] = gstage(name[i])
+		runner[i] = mrunner
 		deps = (needs[i] == "-" ? "" : needs[i]) " " (after[i] == "-" ? "" : after[i])
 		nd = split(deps, d, " ")
 		for (k = 1; k <= nd; k++) {
@@ -112,7 +120,8 @@ END {
 			"last " t " s" (how == "measured" ? "" : " (" how ")")
 		if (longest(name[i]) > BUDGET)
 				printf "# as measured here (this stage on some target) over the %d-minute budget of a job\n", BUDGET / 60
-		# No tag: the guests fall back to TCG, the nested host to an L1 guest.
+		# No tag for KVM: the guests fall back to TCG, the nested host
+		# to an L1 guest.
 		if (cmd ~ /tests\/vsock_vhost_vsock\.sh/)
 			printf "# runner: /dev/vhost-vsock (else an L1 guest is the host) and /dev/kvm (else TCG) speed it up\n"
 		else if (cmd ~ /tests\/(vsock_[a-z_]+|bench|packages_deb|packages_rpm)\.sh/)
@@ -126,7 +135,13 @@ END {
 				printf "%s%s", (k > 1 ? ", " : ""), d[k]
 			printf "]\n"
 		}
-		printf "  timeout: %d minutes\n", int((tmo + 59) / 60)
+		if (runner[i] != "-")
+			printf "  tags: [rxkit-%s]\n", runner[i]
+		# The script stops SPARE minutes before the job does, so that
+		# the after_script still writes the JUnit report.
+		tmin = int((tmo + 59) / 60)
+		printf "  timeout: %d minutes\n", tmin
+		printf "  variables:\n    RUNNER_SCRIPT_TIMEOUT: %dm\n", tmin - SPARE
 		printf "  script:\n    - %s\n", q(cmd)
 		# The verified source archives (ci/fetch reuses a pinned one): one
 		# download a target, not one a pipeline.

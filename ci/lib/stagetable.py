@@ -13,6 +13,7 @@ TABLE = "ci/stage-table"
 TIERS = ("run", "check", "check-full")
 FIELDS = {"Stage", "Trees", "When", "If", "Needs", "After", "Last", "Tiers",
           "Others", "Groups", "Groups-unless-PATCHES", "Full", "Full-others", "Nice", "Lane",
+          "Runner",
           "Command", "Does", "Consumes", "Produces", "Gitlab", "Group", "Help", "Before"}
 # The stages of .gitlab-ci.yml a row's Gitlab may name.
 GITLAB_STAGES = ("fetch", "prepare", "build", "test", "package", "verdict", ".post")
@@ -187,6 +188,9 @@ def check_rows(rows):
             if r.get("Gitlab", "test") not in GITLAB_STAGES:
                 die("%s:%d: stage %s: unknown GitLab stage '%s'" % (TABLE, r["_line"], key, r["Gitlab"]),
                     "use one of " + " ".join(GITLAB_STAGES))
+            if r.get("Runner", "privileged") != "privileged":
+                die("%s:%d: stage %s: unknown runner '%s'" % (TABLE, r["_line"], key, r["Runner"]),
+                    "use privileged, or no Runner")
             if r.get("Lane", "idle") != "idle":
                 die("%s:%d: stage %s: unknown lane '%s'" % (TABLE, r["_line"], key, r["Lane"]),
                     "use idle, or no Lane")
