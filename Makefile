@@ -23,7 +23,7 @@ include ci/stages.gen.mk
 ONE := $(GROUPS)
 one = $(group.$(1).$(TARGET))
 
-.PHONY: all help run check check-full deps stages lane-idle lane-main plan pipeline mail clean $(ONE)
+.PHONY: all help run check check-full deps stages scheduled lane-idle lane-main plan pipeline mail clean $(ONE)
 
 all: help
 
@@ -53,6 +53,10 @@ deps:
 # the longest chain, before the stages that do not wait for it (on a cold
 # cache it started the other targets' fetches and the roots first).
 stages: $(STAGES:%=$(R)/%.json)
+
+# The stages of no tier that a GitLab schedule runs (ci/stage-table:
+# Schedule): ci/gitlab's graph has them too.
+scheduled: $(SCHEDULED:%=$(R)/%.json)
 
 # The two lanes (ci/stage-rules.mk: IDLE): both start once TARGET's tree
 # is prepared, side by side (one after the other for make -n, so that its

@@ -54,11 +54,17 @@ idle.check-full.6.12 := mail-6.12 commands shellcheck stage-table results-format
 idle.check-full.6.18 := mail-6.18 commands shellcheck stage-table results-format sockmap-check bench-report errors-fetch
 idle.check-full.7.3 := mail-7.3 commands shellcheck stage-table results-format sockmap-check bench-report errors-fetch
 
-GROUPS := fetch prepare build test vhost-vsock vhost-user series package repo dkms packages summary bench bench-slow bench-smoke debug sockmap cloud census
+SCHEDULED := drift-6.1 drift-6.12 drift-6.18 drift-7.3
+
+GROUPS := fetch drift prepare build test vhost-vsock vhost-user series package repo dkms packages summary bench bench-slow bench-smoke debug sockmap cloud census
 group.fetch.6.1 = fetch-6.1
 group.fetch.6.12 = fetch-6.12
 group.fetch.6.18 = fetch-6.18
 group.fetch.7.3 = fetch-7.3
+group.drift.6.1 = drift-6.1
+group.drift.6.12 = drift-6.12
+group.drift.6.18 = drift-6.18
+group.drift.7.3 = drift-7.3
 group.prepare.6.1 = prepare-6.1
 group.prepare.6.12 = prepare-6.12
 group.prepare.6.18 = prepare-6.18
@@ -136,6 +142,7 @@ group.census.6.12 = census-6.12
 group.census.6.18 = census-6.18
 group.census.7.3 = census-7.3
 group-help.fetch := the target's source tree, fetched and checked against its pins
+group-help.drift := the series against the newest sublevel of Debian's archive (GitLab: a schedule)
 group-help.prepare := the patched and baseline trees, the series applied with zero fuzz
 group-help.build := the guest kernels of both trees
 group-help.test := the loopback suite on the patched kernel
@@ -205,6 +212,10 @@ $(eval $(call stage,fetch-6.1,,ci/fetch 6.1,$(if $(filter 6.1,$(TARGET)),,$(if $
 $(eval $(call stage,fetch-6.12,,ci/fetch 6.12,$(if $(filter 6.12,$(TARGET)),,$(if $(filter fetch-6.12,$(IDLE)),,$(HEAD)))))
 $(eval $(call stage,fetch-6.18,,ci/fetch 6.18,$(if $(filter 6.18,$(TARGET)),,$(if $(filter fetch-6.18,$(IDLE)),,$(HEAD)))))
 $(eval $(call stage,fetch-7.3,,ci/fetch 7.3,$(if $(filter 7.3,$(TARGET)),,$(if $(filter fetch-7.3,$(IDLE)),,$(HEAD)))))
+$(eval $(call stage,drift-6.1,,ci/check-drift --newest 6.1,))
+$(eval $(call stage,drift-6.12,,ci/check-drift --newest 6.12,))
+$(eval $(call stage,drift-6.18,,ci/check-drift --newest 6.18,))
+$(eval $(call stage,drift-7.3,,ci/check-drift --newest 7.3,))
 $(eval $(call stage,prepare-6.1,fetch-6.1,ci/prepare 6.1,))
 $(eval $(call stage,prepare-6.12,fetch-6.12,ci/prepare 6.12,))
 $(eval $(call stage,prepare-6.18,fetch-6.18,ci/prepare 6.18,))

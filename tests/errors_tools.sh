@@ -238,7 +238,7 @@ test_pipeline_refused()
 	awk '/^results-table:/ { skip = 1 } /^$/ { skip = 0 } !skip' "$RXKIT_TOP/.gitlab-ci.yml" > "$y"
 	expect_fail "$work/stale.err" "^gitlab: error: $y is stale: .*run ci/gitlab" \
 		"$g" --check "$y" || return "$KSFT_FAIL"
-	"$RXKIT_TOP/ci/stagegen" --gitlab-stages | sed 's/^\(ab-verdict-[0-9.]*\) verdict$/\1 fetch/' > "$work/stages"
+	"$RXKIT_TOP/ci/stagegen" --gitlab-stages | sed 's/^\(ab-verdict-[0-9.]*\) verdict /\1 fetch /' > "$work/stages"
 	expect_fail "$work/order.err" "^gitlab: error: stage ab-verdict-[0-9.]+ \(GitLab stage fetch\) needs build-[0-9.]+-patched of the later GitLab stage build$" \
 		env RXKIT_GITLAB_STAGES="$work/stages" "$g" --output "$work/order.yml" || return "$KSFT_FAIL"
 	[ ! -e "$work/order.yml" ] || { echo "# a refused graph left $work/order.yml"; return "$KSFT_FAIL"; }

@@ -105,6 +105,7 @@ no command	/^Command: tests\/mkrootfs$/ { next } { print }	stage rootfs has no C
 field twice	{ print } /^Stage: rootfs$/ { print "Tiers: run"; print "Tiers: check" }	field Tiers given twice
 an unknown lane	{ print } /^Stage: rootfs$/ { print "Lane: spare" }	stage rootfs: unknown lane .spare.
 an unknown runner	{ sub(/^Runner: privileged$/, "Runner: kvm") } { print }	unknown runner .kvm.
+a scheduled stage of a tier	{ print } /^Stage: rootfs$/ { print "Schedule: drift" }	stage rootfs: a Schedule is a word, for a stage of no tier
 a lane row the main lane waits for	{ print } /^Stage: rootfs$/ { print "Lane: idle" }	stage rootfs has Lane: idle, but make check TARGET=[0-9.]* runs it in the main lane: [a-z0-9.-]* waits for it
 unknown predicate	{ sub(/^When: sockmap$/, "When: bpf") } { print }	unknown predicate .bpf.
 a GitLab keyword	{ sub(/^Stage: rootfs$/, "Stage: stages") } { print }	stage stages: a GitLab keyword

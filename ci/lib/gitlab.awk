@@ -29,6 +29,7 @@ function gstage(name,   i) {
 	for (i = 1; i <= nmap; i++)
 		if (name ~ mre[i]) {
 			mrunner = mrun[i]
+			msched = msch[i]
 			return mstage[i]
 		}
 	fail(STAGEMAP ": no line matches stage " name " (ci/stage-table: its Gitlab)")
@@ -76,6 +77,7 @@ BEGIN {
 		mre[++nmap] = glob(w[1])
 		mstage[nmap] = w[2]
 		mrun[nmap] = (w[3] == "" ? "-" : w[3])
+		msch[nmap] = (w[4] == "" ? "-" : w[4])
 	}
 	close(STAGEMAP)
 	load_times(TIMESFILE)
@@ -95,6 +97,7 @@ END {
 	for (i = 1; i <= n; i++) {
 		gs[i] = gstage(name[i])
 		runner[i] = mrunner
+		sched[i] = msched
 		deps = (needs[i] == "-" ? "" : needs[i]) " " (after[i] == "-" ? "" : after[i])
 		nd = split(deps, d, " ")
 		for (k = 1; k <= nd; k++) {
@@ -137,6 +140,10 @@ END {
 		}
 		if (runner[i] != "-")
 			printf "  tags: [rxkit-%s]\n", runner[i]
+		# A scheduled stage's job: its schedule's pipelines alone, where
+		# the others do not run (ci/gitlab-ci.defaults.yml).
+		if (sched[i] != "-")
+			printf "  rules:\n    - if: $CI_PIPELINE_SOURCE == \"schedule\" && $RXKIT_SCHEDULE == \"%s\"\n      when: always\n", sched[i]
 		# The script stops SPARE minutes before the job does, so that
 		# the after_script still writes the JUnit report.
 		tmin = int((tmo + 59) / 60)

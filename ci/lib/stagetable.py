@@ -13,7 +13,7 @@ TABLE = "ci/stage-table"
 TIERS = ("run", "check", "check-full")
 FIELDS = {"Stage", "Trees", "When", "If", "Needs", "After", "Last", "Tiers",
           "Others", "Groups", "Groups-unless-PATCHES", "Full", "Full-others", "Nice", "Lane",
-          "Runner",
+          "Runner", "Schedule",
           "Command", "Does", "Consumes", "Produces", "Gitlab", "Group", "Help", "Before"}
 # The stages of .gitlab-ci.yml a row's Gitlab may name.
 GITLAB_STAGES = ("fetch", "prepare", "build", "test", "package", "verdict", ".post")
@@ -188,6 +188,10 @@ def check_rows(rows):
             if r.get("Gitlab", "test") not in GITLAB_STAGES:
                 die("%s:%d: stage %s: unknown GitLab stage '%s'" % (TABLE, r["_line"], key, r["Gitlab"]),
                     "use one of " + " ".join(GITLAB_STAGES))
+            if "Schedule" in r and (r.get("Tiers") or r.get("Others")
+                                    or not re.fullmatch(r"[a-z][a-z0-9-]*", r["Schedule"])):
+                die("%s:%d: stage %s: a Schedule is a word, for a stage of no tier"
+                    % (TABLE, r["_line"], key), "drop its Tiers and Others, or its Schedule")
             if r.get("Runner", "privileged") != "privileged":
                 die("%s:%d: stage %s: unknown runner '%s'" % (TABLE, r["_line"], key, r["Runner"]),
                     "use privileged, or no Runner")
