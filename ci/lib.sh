@@ -41,6 +41,13 @@ shout()
 }
 
 # need TOOL PACKAGE: fail with the Debian package name when TOOL is missing.
+# limit NAME: the seconds of the limit NAME of tests/data/limits.
+limit()
+{
+	awk -v n="$1" '$1 == n && $2 ~ /^[0-9]+$/ { print $2; f = 1; exit } END { exit !f }' \
+		"$RXKIT_TOP/tests/data/limits" || die "no limit '$1' in tests/data/limits; run: add its row"
+}
+
 need()
 {
 	command -v "$1" >/dev/null 2>&1 ||

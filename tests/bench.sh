@@ -52,9 +52,9 @@ tests/data/bench-rtt (--smoke: their smoke columns).
   (ci/prepare --patches N; ci/build --tree patched-N).
 The guest instructions of each vCPU during each point come from a TCG
 plugin (tests/mkplugin; --no-insn: without it, and its counts empty).
-Environment: RXKIT_ACCEL, RXKIT_BENCH_JOB_TIMEOUT (seconds for one guest's
-  sweep, default 1800); --backend vhost-vsock: RXKIT_VHOST_VSOCK_BACKEND,
-  RXKIT_VHOST_VSOCK_L1 (tests/vsock_vhost_vsock.sh).
+Environment: RXKIT_ACCEL; --backend vhost-vsock: RXKIT_VHOST_VSOCK_BACKEND,
+  RXKIT_VHOST_VSOCK_L1 (tests/vsock_vhost_vsock.sh).  Limit: bench-job (one
+  guest's sweep) of tests/data/limits.
 USAGE
 }
 

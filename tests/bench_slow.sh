@@ -38,7 +38,7 @@ TARGET), N pairs (default 2) of fresh guests in AB/BA order.
 --keep DIR: the rows, tables and plot also there (default:
   bench/TARGET/DATE-vhost-user-slow/; '': nowhere).
 --patches N: the patched state is the posting's patches 1 to N.
-Environment: RXKIT_ACCEL, RXKIT_BENCH_JOB_TIMEOUT (seconds a guest, 1800).
+Environment: RXKIT_ACCEL.  Limit: bench-job (a guest) of tests/data/limits.
 USAGE
 }
 

@@ -9,8 +9,8 @@ PROG=commands
 . "$RXKIT_TOP/tests/static-lib.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="commands_packaged settings_documented"
-readonly TEST_DESCS="every command the kit's scripts, makefiles and RPM spec run is a builtin, a function or executable of the kit, in a package ci/deps installs or a clean Debian has, or in tests/commands.ignore with its reason:every RXKIT_ name the kit's code reads is named in doc/settings.md, and every name there is read"
+readonly TEST_NAMES="commands_packaged settings_documented limits_used"
+readonly TEST_DESCS="every command the kit's scripts, makefiles and RPM spec run is a builtin, a function or executable of the kit, in a package ci/deps installs or a clean Debian has, or in tests/commands.ignore with its reason:every RXKIT_ name the kit's code reads is named in doc/settings.md, and every name there is read:every limit the code asks for is a row of tests/data/limits, and every row is asked for"
 
 usage()
 {
@@ -280,6 +280,31 @@ test_settings_documented()
 	done
 	[ "$(wc -l < "$work/set.read")" -gt 20 ] || { echo "# only $(wc -l < "$work/set.read") names read: the scan found nothing"; rc=$KSFT_FAIL; }
 	echo "# $(wc -l < "$work/set.read") names read, $(wc -l < "$work/set.doc") documented"
+	return "$rc"
+}
+
+# limits_used: the names the kit's scripts give limit() against the rows
+# of tests/data/limits.
+test_limits_used()
+{
+	local rc="$KSFT_PASS" n=
+	kit_files | grep -v '\.md$\|^CHANGELOG$\|^tests/fixtures/\|^patches/\|\.patch$' > "$work/lim.files"
+	(cd "$RXKIT_TOP" && xargs grep -ho '\$(limit [a-z][a-z0-9-]*)' < "$work/lim.files") |
+		sed 's/^\$(limit //; s/)$//' | sort -u > "$work/lim.used"
+	awk '!/^#/ && NF { print $1 }' "$RXKIT_TOP/tests/data/limits" | sort > "$work/lim.data"
+	for n in $(comm -23 "$work/lim.used" "$work/lim.data"); do
+		echo "# limit $n: asked for by $(cd "$RXKIT_TOP" && xargs grep -l "(limit $n)" < "$work/lim.files" | tr '\n' ' ')but no row of tests/data/limits"
+		rc=$KSFT_FAIL
+	done
+	for n in $(comm -13 "$work/lim.used" "$work/lim.data"); do
+		echo "# limit $n: a row of tests/data/limits that no code asks for"
+		rc=$KSFT_FAIL
+	done
+	[ -z "$(sort "$work/lim.data" | uniq -d)" ] || { echo "# a limit given twice: $(uniq -d "$work/lim.data")"; rc=$KSFT_FAIL; }
+	awk '!/^#/ && NF && $2 !~ /^[1-9][0-9]*$/ { print "# " $1 ": " $2 " is no number of seconds"; bad = 1 } END { exit bad }' \
+		"$RXKIT_TOP/tests/data/limits" || rc=$KSFT_FAIL
+	echo "# $(wc -l < "$work/lim.used") limits asked for: $(tr '\n' ' ' < "$work/lim.used")"
+	[ -s "$work/lim.used" ] || rc=$KSFT_FAIL
 	return "$rc"
 }
 

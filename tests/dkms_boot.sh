@@ -31,7 +31,8 @@ dkms builds nothing for the image's other kernel (another ABI), and says why:\
 after a reboot every loaded module of the family is the package's (updates/dkms, the kit's version):\
 the vsock jobs pass on the package's modules, no case that passed on Debian's fails, the kernel log clean:\
 apt-get remove takes the modules out and the next boot loads Debian's again"
-readonly VM_TIMEOUT=${RXKIT_VM_TIMEOUT:-1800}
+VM_TIMEOUT=$(limit vm) || exit 2
+readonly VM_TIMEOUT
 
 usage()
 {
@@ -46,7 +47,7 @@ each may repeat).  One VM run (three boots, at most ${VM_TIMEOUT}s) serves
 every test.  ci/prepare must have made TARGET's trees.
 Artefacts (console and protocol logs, each boot's cases):
 \$RXKIT_OUT/TARGET/dkms-boot/
-Environment: RXKIT_VM_TIMEOUT.
+Limit: vm of tests/data/limits.
 USAGE
 }
 

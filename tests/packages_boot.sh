@@ -36,7 +36,8 @@ apt-get removes the kernel and its GRUB entry, Debian's kernel boots again"
 # kernel build beside it (the last boot loses about 6 min before its
 # kernel starts, not explained yet: doc/testing.md); make check runs
 # another stage beside it, hence the margin.
-readonly VM_TIMEOUT=${RXKIT_VM_TIMEOUT:-1800}
+VM_TIMEOUT=$(limit vm) || exit 2
+readonly VM_TIMEOUT
 
 
 usage()
@@ -57,7 +58,7 @@ from ci/repo --flavour cloud, in the image of the Debian release of
 series/TARGET/debian-kernel; with --tree baseline, Debian's own kernel
 pinned there (ci/debian-kernel) instead, the same way.  Artefacts:
 \$RXKIT_OUT/TARGET/TREE-cloud/boot/ (tests/ab-verdict --flavour cloud).
-Environment: RXKIT_VM_TIMEOUT.
+Limit: vm of tests/data/limits.
 USAGE
 }
 
@@ -237,7 +238,7 @@ test_boot_remove()
 	return "$rc"
 }
 
-results_begin "$art" packages_boot.sh RXKIT_VM_TIMEOUT
+results_begin "$art" packages_boot.sh
 { rc=0; pkg_run || rc=$?; echo "$rc" > "$art/rc"; } | tee "$art/results.ktap"
 results_end vm-image
 exit "$(cat "$art/rc")"

@@ -30,7 +30,8 @@ readonly TEST_DESCS="the Depends of debian/tests/control are in the testbed imag
 autopkgtest-virt-qemu runs install-reboot on the testbed and it passes"
 # The whole autopkgtest run (three boots under TCG, the source unpacked and
 # the vsock tests built in the guest).
-readonly DEP8_TIMEOUT=${RXKIT_DEP8_TIMEOUT:-3600}
+DEP8_TIMEOUT=$(limit dep8) || exit 2
+readonly DEP8_TIMEOUT
 readonly CONTROL="$RXKIT_TOP/debian/tests/control"
 readonly TESTBED_PACKAGES="$RXKIT_TOP/tests/data/image-packages-autopkgtest"
 
@@ -45,7 +46,7 @@ kit's VM image (tests/mkimage --variant autopkgtest) through
 autopkgtest-virt-qemu, at most ${DEP8_TIMEOUT}s (-l lists the tests; -t
 NAME runs NAME, -T NAME leaves it out; each may repeat).
 Artefacts (autopkgtest's output folder, its log): \$RXKIT_OUT/TARGET/packages-test/dep8/
-Environment: RXKIT_DEP8_TIMEOUT, RXKIT_ACCEL.
+Environment: RXKIT_ACCEL.  Limit: dep8 of tests/data/limits.
 USAGE
 }
 
@@ -115,7 +116,7 @@ test_dep8_install_reboot()
 	[ "$rc" = 0 ] && grep -q '^install-reboot[[:space:]]\+PASS' "$out/summary"
 }
 
-results_begin "$art" packages_dep8.sh RXKIT_DEP8_TIMEOUT
+results_begin "$art" packages_dep8.sh
 { rc=0; pkg_run || rc=$?; echo "$rc" > "$art/rc"; } | tee "$art/results.ktap"
 results_end autopkgtest-qemu
 exit "$(cat "$art/rc")"

@@ -23,7 +23,7 @@ its tests (-l lists them; -t NAME runs NAME, -T NAME leaves it out; each
 may repeat).
 Artefacts (serial logs, protocol logs, KTAP, results.json, reproducer.sh):
 \$RXKIT_OUT/TARGET/TREE/loopback/ (TREE-FLAVOUR/ for a flavour other than guest)
-Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT.
+Environment: RXKIT_ACCEL=auto|kvm|tcg.  Limits: boot and job of tests/data/limits.
 USAGE
 }
 

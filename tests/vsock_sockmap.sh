@@ -45,10 +45,11 @@ its tests (-l lists them; -t NAME runs NAME, -T NAME leaves it out; each
 may repeat).
 Artefacts (serial logs, protocol logs, KTAP, results.json, reproducer.sh):
 \$RXKIT_OUT/TARGET/TREE/sockmap/ (TREE-FLAVOUR/ for another flavour)
-Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT,
+Environment: RXKIT_ACCEL=auto|kvm|tcg,
   RXKIT_SOCKMAP_ROUNDS, RXKIT_SOCKMAP_MS (the loop's rounds and phase length),
   RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS=1 (a case failing as a known defect of
   tests/data/sockmap-defects says is a failure, not XFAIL).
+Limits: boot and job of tests/data/limits.
 USAGE
 }
 

@@ -44,12 +44,12 @@ RXKIT_VHOST_USER_BACKEND=auto, all SKIP (the kernel's vhost-vsock is
 tests/vsock_vhost_vsock.sh's); no daemon: all SKIP with the reason.
 Artefacts: \$RXKIT_OUT/TARGET/TREE/vhost-user/ (serial, protocol,
 daemon and host-side logs, KTAP, results.json, reproducer.sh).
-Environment: RXKIT_ACCEL=auto|kvm|tcg, RXKIT_BOOT_TIMEOUT, RXKIT_JOB_TIMEOUT,
+Environment: RXKIT_ACCEL=auto|kvm|tcg,
   RXKIT_VHOST_USER_BACKEND=auto|vhost-user (vhost-user: use the daemon
   even where /dev/vhost-vsock exists),
   RXKIT_VHOST_USER_RUN_KNOWN_DEFECTS=1 (run the tests the backend is known
   not to carry, tests/data/backend-defects, instead of skipping them; their
-  real result is reported).
+  real result is reported).  Limits: boot and job of tests/data/limits.
 USAGE
 }
 

@@ -24,10 +24,11 @@ PROG=vsock_vhost_vsock
 # serves them all: -t and -T choose what is reported).
 readonly TEST_NAMES="boot guest_to_host host_to_guest vsock_test_vm_client vsock_test_vm_server vsock_diag_test_vm_client vsock_diag_test_vm_server kernel_log"
 readonly TEST_DESCS="the L1 host and the L2 guest boot, the guest behind the L1's vhost-vsock:one stream guest to host, every byte checked:one stream host to guest, every byte checked:the tree's vsock_test with the guest as client and the L1 host serving:vsock_test with the guest serving:vsock_diag_test with the guest as client:vsock_diag_test with the guest serving:no WARN, BUG, lockdep, KASAN or vsock error in either kernel's log"
-readonly NESTED_TIMEOUT=${RXKIT_VHOST_VSOCK_TIMEOUT:-3600}
+NESTED_TIMEOUT=$(limit vhost-vsock) || exit 2
+readonly NESTED_TIMEOUT
 readonly GUEST_CID=3
 # The settings of this suite, which reproducer.sh repeats.
-readonly SETTINGS="RXKIT_VHOST_VSOCK_BACKEND RXKIT_VHOST_VSOCK_L1 RXKIT_VHOST_VSOCK_TIMEOUT"
+readonly SETTINGS="RXKIT_VHOST_VSOCK_BACKEND RXKIT_VHOST_VSOCK_L1"
 
 usage()
 {
@@ -42,8 +43,9 @@ Artefacts: \$RXKIT_OUT/TARGET/TREE/vhost-vsock/ (serial and
 protocol logs of every kernel, host-side logs, KTAP, results.json,
 reproducer.sh).
 Environment: RXKIT_VHOST_VSOCK_BACKEND=auto|host|nested, RXKIT_VHOST_VSOCK_L1=TARGET/TREE
-  (the L1 kernel, default TARGET/baseline, built by ci/build), RXKIT_VHOST_VSOCK_TIMEOUT
-  (s, default 3600), RXKIT_ACCEL=auto|kvm|tcg (the outermost guest).
+  (the L1 kernel, default TARGET/baseline, built by ci/build),
+  RXKIT_ACCEL=auto|kvm|tcg (the outermost guest).  Limits: vhost-vsock (the
+  L1 run), boot and job of tests/data/limits.
 USAGE
 }
 

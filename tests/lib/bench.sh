@@ -27,14 +27,14 @@ bench_opt()
 
 # bench_needs: the tools and the backend both suites need (vhost-user:
 # vhost-device-vsock; vhost-vsock: the kernel's, tests/lib/bench_nested.sh);
-# a guest's job may take RXKIT_BENCH_JOB_TIMEOUT seconds (default 1800).
+# a guest's job may take the limit bench-job of tests/data/limits.
 bench_needs()
 {
 	need "$QEMU" qemu-system-x86
 	need gcc gcc
 	need cpio cpio
 	need gzip gzip
-	VIRTIO_JOB_SECS=${RXKIT_BENCH_JOB_TIMEOUT:-1800}
+	VIRTIO_JOB_SECS=$(limit bench-job) || exit 2
 	if [ "$backend" = vhost-vsock ]; then
 		bench_nested_needs
 		return

@@ -7,8 +7,9 @@
 # tools/testing/selftests/vsock/vmtest.sh.
 
 readonly QEMU=qemu-system-x86_64
-readonly BOOT_TIMEOUT=${RXKIT_BOOT_TIMEOUT:-60}
-readonly JOB_TIMEOUT=${RXKIT_JOB_TIMEOUT:-600}
+# Seconds for a boot to reach /init and for its job (tests/data/limits).
+BOOT_TIMEOUT=$(limit boot) && JOB_TIMEOUT=$(limit job) || exit 2
+readonly BOOT_TIMEOUT JOB_TIMEOUT
 # vCPUs of every guest (-smp); the guest must bring up all of them
 # (guest_verdict): the RX worker and a reader run in parallel only then.
 readonly GUEST_SMP=${RXKIT_SMP:-2}
