@@ -14,7 +14,7 @@ PROG=errors_tools
 . "$RXKIT_TOP/tests/errors-lib.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="ab_regression sockmap_known_defects summary_stale commands_unpackaged cleanroot_scan pipeline_refused bpftests_refused repo_flavour"
+readonly TEST_NAMES="ab_regression sockmap_known_defects summary_stale commands_unpackaged cleanroot_scan pipeline_refused bpftests_refused repo_flavour cloud_tree_refused"
 readonly TEST_DESCS="tests/ab-verdict fails regressions, a missing suite and a pair of two backends, names known defects apart, passes identical results:\
 a sockmap case failing as a listed defect is XFAIL on the trees listed only, a stale entry refused:\
 ci/summary fails results older than the kernel they claim, naming the suite to rerun:\
@@ -22,7 +22,8 @@ tests/commands.sh fails a script running a command ci/deps does not install, nam
 tests/cleanroot.sh --scan names the Debian package of each command a log says was not found:\
 ci/gitlab refuses a stale .gitlab-ci.yml, a stage map out of order and a need naming no job:\
 tests/mkbpftests refuses a vmlinux without BTF and a tree no case of the BPF selftests applies to:\
-ci/repo --flavour refuses an unknown or unpackaged flavour and gives one of .deb packages alone a signed apt repository, no dnf one"
+ci/repo --flavour refuses an unknown or unpackaged flavour and gives one of .deb packages alone a signed apt repository, no dnf one:\
+tests/packages_boot.sh names the cloud A/B's other side debian: --tree baseline, and --tree debian of the guest flavour, are refused with the command to run"
 
 usage()
 {
@@ -82,13 +83,26 @@ test_ab_regression()
 	rc=0
 	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
 	sed 's/^/#   /' "$work/ab.out"
-	[ "$rc" = 1 ] && expect_in "$work/ab.out" '^MISMATCH s: the baseline ran on , the patched kernel on nested;' \
+	[ "$rc" = 1 ] && expect_in "$work/ab.out" '^MISMATCH s: the baseline kernel ran on , the patched kernel on nested;' \
 		"two backends' results were compared (exit $rc)" || return "$KSFT_FAIL"
 	rm -r "$a/patched/s"
 	rc=0
 	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
 	sed 's/^/#   /' "$work/ab.out"
 	[ "$rc" = 1 ] && expect_in "$work/ab.out" '^MISSING s:' "a missing patched suite was not a failure (exit $rc)" || return "$KSFT_FAIL"
+	# The cloud flavour's other side is Debian's kernel (--against debian):
+	# its folder, named in the verdict; none there is an error.
+	mkdir -p "$a/debian-cloud/s" "$a/patched-cloud/s"
+	ab_json "$a/debian-cloud/s/results.json" '"status": "pass"' '"status": "pass"'
+	ab_json "$a/patched-cloud/s/results.json" '"status": "pass"' '"status": "fail"'
+	rc=0
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" --flavour cloud --against debian 7.3 > "$work/ab.out" 2>&1 || rc=$?
+	sed 's/^/#   /' "$work/ab.out"
+	[ "$rc" = 1 ] && grep -q "^REGRESSION s/job: 'case (two)' passes on debian, not patched$" "$work/ab.out" &&
+	grep -q "^s/job: debian 2 passed, patched 1 passed, 1 regressions$" "$work/ab.out" ||
+		{ echo "# --against debian: not the regression against Debian's kernel (exit $rc)"; return "$KSFT_FAIL"; }
+	expect_fail "$work/ab.err" "^ab-verdict: error: no debian results under .*/debian-bpf: run the suites with --tree debian first" \
+		env RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" --flavour bpf --against debian 7.3 || return "$KSFT_FAIL"
 }
 
 # tests/lib/known.sh known_defects: a sockmap case failing as a listed
@@ -320,6 +334,18 @@ test_bpftests_refused()
 	done
 	expect_fail "$work/bent.err" "^mkbpftests: error: series/$target/selftests/.* does not apply to $target's tree with zero fuzz" \
 		"$m" --cases "$t" "$work/nobtf"
+}
+
+# tests/packages_boot.sh: the other side of the cloud flavour's A/B is
+# Debian's own kernel, --tree debian; the old name and a guest flavour of
+# it are refused before anything is built or booted.
+test_cloud_tree_refused()
+{
+	local b="$RXKIT_TOP/tests/packages_boot.sh"
+	expect_fail "$work/cloud1.err" "^packages_boot: error: --tree baseline: .*run: tests/packages_boot.sh --tree debian --flavour cloud$" \
+		"$b" --tree baseline --flavour cloud 7.3 || return "$KSFT_FAIL"
+	expect_fail "$work/cloud2.err" "^packages_boot: error: --tree debian: .*run: tests/packages_boot.sh --tree debian --flavour cloud 7.3$" \
+		"$b" --tree debian 7.3 || return "$KSFT_FAIL"
 }
 
 # shellcheck disable=SC2086

@@ -43,7 +43,7 @@ readonly VM_TIMEOUT
 usage()
 {
 	cat <<USAGE
-usage: tests/packages_boot.sh [--tree patched|baseline] [--flavour guest|cloud]
+usage: tests/packages_boot.sh [--tree patched|debian] [--flavour guest|cloud]
                               [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 Install-and-reboot test of the patched guest kernel of TARGET (default:
@@ -55,15 +55,16 @@ whose boot did not happen FAILs with the end of the console log.
 Artefacts (console and protocol logs): \$RXKIT_OUT/TARGET/packages-test/boot/
 --flavour cloud: the cloud flavour's packages (ci/package --flavour cloud)
 from ci/repo --flavour cloud, in the image of the Debian release of
-series/TARGET/debian-kernel; with --tree baseline, Debian's own kernel
-pinned there (ci/debian-kernel) instead, the same way.  Artefacts:
+series/TARGET/debian-kernel; with --tree debian, Debian's own kernel
+pinned there (ci/debian-kernel) instead, the same way: the other side of
+the cloud flavour's A/B.  Artefacts:
 \$RXKIT_OUT/TARGET/TREE-cloud/boot/ (tests/ab-verdict --flavour cloud).
 Limit: vm of tests/data/limits.
 USAGE
 }
 
-# --tree patched|baseline and --flavour guest|cloud; the baseline is
-# Debian's own kernel, of the cloud flavour alone.
+# --tree patched|debian and --flavour guest|cloud; debian is Debian's own
+# kernel, the other side of the cloud flavour's A/B alone.
 btree=patched bflavour=guest
 pkg_opt()
 {
@@ -71,9 +72,10 @@ pkg_opt()
 	--tree|--flavour)
 		opt_arg "a value" "$@"
 		case "$1 $2" in
-		"--tree patched"|"--tree baseline") btree=$2 ;;
+		"--tree patched"|"--tree debian") btree=$2 ;;
 		"--flavour guest"|"--flavour cloud") bflavour=$2 ;;
-		*) die "$1 $2: the trees are patched and baseline (Debian's kernel), the flavours guest and cloud" ;;
+		"--tree baseline") die "--tree baseline: the cloud A/B's other side is Debian's own kernel; run: tests/packages_boot.sh --tree debian --flavour cloud" ;;
+		*) die "$1 $2: the trees are patched and debian (Debian's own kernel), the flavours guest and cloud" ;;
 		esac
 		return 2 ;;
 	esac
@@ -98,8 +100,8 @@ cloud_release()
 
 pkg_setup "$@"
 . "$RXKIT_TOP/tests/packages-repo-lib.sh"
-[ "$btree$bflavour" != baselineguest ] ||
-	die "--tree baseline: Debian's own kernel is the baseline of the cloud flavour alone (add --flavour cloud)"
+[ "$btree$bflavour" != debianguest ] ||
+	die "--tree debian: Debian's own kernel is the other side of the cloud flavour's A/B alone; run: tests/packages_boot.sh --tree debian --flavour cloud $target"
 pkg_need_root
 need "$QEMU" qemu-system-x86
 need mke2fs e2fsprogs

@@ -5,7 +5,8 @@
 # the patched tree (tests/results xfails); R, what passed on the baseline
 # and not on the patched tree; P and B, what passed on each; FAILED, the
 # baseline's xfails that neither passed nor xfailed on the patched tree.
-# S names the suite; U gets a line for each counted regression.
+# S names the suite; U gets a line for each counted regression; OTHER
+# the tree patched is compared with (tests/ab-verdict --against; baseline).
 #
 # A patched xfail (tests/lib/known.sh known_defects) names its entries,
 # each "REASON [TREES] {N}": N lines of the case's violations matched the
@@ -17,7 +18,7 @@
 # is above: KNOWN DEFECT.  A reason without counts (a fixture's) is named
 # as listed when the baseline passed, and compares nothing otherwise.
 
-BEGIN { ALPHA = 0.01 }
+BEGIN { ALPHA = 0.01; if (OTHER == "") OTHER = "baseline" }
 
 function label(t) { return t == "" ? s : s "/" t }
 function q(c) { return "'" c "'" }
@@ -86,9 +87,9 @@ function known(t, c, pe, bk,    be, e, n, m, pv, bad) {
 FILENAME == XB { bx[$1 "\t" $2] = $3; next }
 FILENAME == X { px[$1 "\t" $2] = $3; next }
 FILENAME == R && (($1 "\t" $2) in px) { inr[$1 "\t" $2] = 1; next }
-FILENAME == R { printf "REGRESSION %s: %s passes on baseline, not patched\n", label($1), q($2); print > U; reg[$1]++; next }
+FILENAME == R { printf "REGRESSION %s: %s passes on %s, not patched\n", label($1), q($2), OTHER; print > U; reg[$1]++; next }
 FILENAME == FAILED && !(($1 "\t" $2) in px) {
-	printf "REGRESSION %s: %s fails on baseline as listed, on patched otherwise\n", label($1), q($2)
+	printf "REGRESSION %s: %s fails on %s as listed, on patched otherwise\n", label($1), q($2), OTHER
 	print > U
 	reg[$1]++
 	next
@@ -105,9 +106,9 @@ END {
 			if (!(k in inr))
 				continue
 			if (px[k] ~ /\[[a-z,]*baseline[a-z,]*\]/)
-				printf "KNOWN DEFECT %s: %s passes on baseline, fails on patched this run as a defect of both trees: %s\n", label(tc[1]), q(tc[2]), px[k]
+				printf "KNOWN DEFECT %s: %s passes on %s, fails on patched this run as a defect of both trees: %s\n", label(tc[1]), q(tc[2]), OTHER, px[k]
 			else
-				printf "KNOWN REGRESSION %s: %s passes on baseline, fails on patched as listed: %s\n", label(tc[1]), q(tc[2]), px[k]
+				printf "KNOWN REGRESSION %s: %s passes on %s, fails on patched as listed: %s\n", label(tc[1]), q(tc[2]), OTHER, px[k]
 			kn[tc[1]]++
 			continue
 		}
@@ -120,8 +121,8 @@ END {
 	}
 	for (i = 0; i < n; i++) {
 		t = order[i]
-		printf "%s: baseline %d passed, patched %d passed, %d regressions%s\n",
-			label(t), base[t], pat[t], reg[t],
+		printf "%s: %s %d passed, patched %d passed, %d regressions%s\n",
+			label(t), OTHER, base[t], pat[t], reg[t],
 			kn[t] ? sprintf(" (and %d known)", kn[t]) : ""
 	}
 }
