@@ -23,7 +23,7 @@ include ci/stages.gen.mk
 ONE := $(GROUPS)
 one = $(group.$(1).$(TARGET))
 
-.PHONY: all help run check check-full deps stages scheduled lane-idle lane-main plan pipeline mail clean $(ONE)
+.PHONY: all help run check check-full deps stages scheduled plan pipeline mail clean $(ONE)
 
 all: help
 
@@ -58,21 +58,10 @@ stages: $(STAGES:%=$(R)/%.json)
 # Schedule): ci/gitlab's graph has them too.
 scheduled: $(SCHEDULED:%=$(R)/%.json)
 
-# The two lanes (ci/stage-rules.mk: IDLE): both start once TARGET's tree
-# is prepared, side by side (one after the other for make -n, so that its
-# plan reads in order); the tail of the tier (its Last stages) runs after
-# both.
-BG := $(if $(findstring n,$(firstword -$(MAKEFLAGS))),;,&)
-lane-idle: $(IDLE:%=$(R)/%.json)
-lane-main: $(patsubst %,$(R)/%.json,$(filter-out $(IDLE) $(tail.$(TIER).$(TARGET)),$(STAGES)))
-
 run check check-full: deps
 	$(if $(KEEP),tests/check --prune $(R),rm -rf $(R))
 	@mkdir -p $(R) && touch $(R)/.started
 	+@$(MAKE) --no-print-directory -k -j$(JOBS) TIER=$@ $(R)/prepare-$(TARGET).json
-	+@nice -n 19 $(MAKE) --no-print-directory -k -j1 TIER=$@ lane-idle $(BG) idle=$$!; \
-	$(MAKE) --no-print-directory -k -j$(JOBS) TIER=$@ lane-main; main=$$?; \
-	wait $$idle && [ $$main = 0 ]
 	+@$(MAKE) --no-print-directory -k -j$(JOBS) TIER=$@ stages
 	@tests/check --since $(R)/.started $(R)
 

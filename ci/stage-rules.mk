@@ -30,11 +30,6 @@ cores = $(if $(CORES),$(1))
 # is ready later).
 HEAD := $(call cores,build-$(TARGET)-patched)
 
-# The idle lane (ci/stage-table: Lane; ci/lib/stagelane.py): the stages
-# that need no kernel, which make check runs in a make of its own, one at
-# a time under nice -n 19, beside the main lane's; none on runners apart.
-IDLE := $(call cores,$(idle.$(TIER).$(TARGET)))
-
 # A tier: TARGET's stages, then each other target's, then those that
 # close it (ci/stage-table's Tiers, Others and Last).  check-full runs the
 # stages that other tiers record as skipped (their Full reason).

@@ -41,19 +41,6 @@ tier.check-full.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched rootfs rootfs-bas
 tail.check-full.7.3 := results-json results-table results-export
 others.check-full.7.3 := fetch-7.3 prepare-7.3 build-7.3-patched build-7.3-baseline build-7.3-debug vhost-vsock-7.3-patched vhost-vsock-7.3-baseline vhost-user-7.3-patched vhost-user-7.3-baseline loopback-7.3-patched loopback-7.3-baseline loopback-7.3-debug vhost-user-7.3-debug ab-verdict-7.3 series-7.3 mail-7.3 bench-smoke-7.3 sockmap-7.3-patched sockmap-7.3-baseline build-7.3-bpf-patched build-7.3-bpf-baseline bpf-selftests-7.3-patched bpf-selftests-7.3-baseline ab-verdict-7.3-bpf
 
-idle.run.6.1 := 
-idle.run.6.12 := 
-idle.run.6.18 := 
-idle.run.7.3 := 
-idle.check.6.1 := fetch-6.12 fetch-6.18 fetch-7.3 prepare-6.12 prepare-6.18 prepare-7.3 dkms-6.1 mail-6.12 mail-6.18 mail-7.3 static commands shellcheck stage-table results-format timing sockmap-check bench-report errors-fetch cloud-config-6.1
-idle.check.6.12 := fetch-6.1 fetch-6.18 fetch-7.3 prepare-6.1 prepare-6.18 prepare-7.3 dkms-6.1 mail-6.12 mail-6.18 mail-7.3 static commands shellcheck stage-table results-format timing sockmap-check bench-report errors-fetch cloud-config-6.12
-idle.check.6.18 := fetch-6.1 fetch-6.12 fetch-7.3 prepare-6.1 prepare-6.12 prepare-7.3 dkms-6.1 mail-6.12 mail-6.18 mail-7.3 static commands shellcheck stage-table results-format timing sockmap-check bench-report errors-fetch cloud-config-6.18
-idle.check.7.3 := fetch-6.1 fetch-6.12 fetch-6.18 prepare-6.1 prepare-6.12 prepare-6.18 dkms-6.1 mail-6.12 mail-6.18 mail-7.3 static commands shellcheck stage-table results-format timing sockmap-check bench-report errors-fetch cloud-config-7.3
-idle.check-full.6.1 := dkms-6.1 commands shellcheck stage-table results-format sockmap-check bench-report errors-fetch
-idle.check-full.6.12 := mail-6.12 commands shellcheck stage-table results-format sockmap-check bench-report errors-fetch
-idle.check-full.6.18 := mail-6.18 commands shellcheck stage-table results-format sockmap-check bench-report errors-fetch
-idle.check-full.7.3 := mail-7.3 commands shellcheck stage-table results-format sockmap-check bench-report errors-fetch
-
 SCHEDULED := drift-6.1 drift-6.12 drift-6.18 drift-7.3
 
 GROUPS := fetch drift prepare build test vhost-vsock vhost-user series package repo dkms packages summary bench bench-slow bench-smoke debug sockmap cloud census
@@ -208,10 +195,10 @@ skip.bench-smoke-7.3 = twelve TCG guests of both kernels, timed and counted apar
 
 include ci/stage-rules.mk
 
-$(eval $(call stage,fetch-6.1,,ci/fetch 6.1,$(if $(filter 6.1,$(TARGET)),,$(if $(filter fetch-6.1,$(IDLE)),,$(HEAD)))))
-$(eval $(call stage,fetch-6.12,,ci/fetch 6.12,$(if $(filter 6.12,$(TARGET)),,$(if $(filter fetch-6.12,$(IDLE)),,$(HEAD)))))
-$(eval $(call stage,fetch-6.18,,ci/fetch 6.18,$(if $(filter 6.18,$(TARGET)),,$(if $(filter fetch-6.18,$(IDLE)),,$(HEAD)))))
-$(eval $(call stage,fetch-7.3,,ci/fetch 7.3,$(if $(filter 7.3,$(TARGET)),,$(if $(filter fetch-7.3,$(IDLE)),,$(HEAD)))))
+$(eval $(call stage,fetch-6.1,,ci/fetch 6.1,$(if $(filter 6.1,$(TARGET)),,$(HEAD))))
+$(eval $(call stage,fetch-6.12,,ci/fetch 6.12,$(if $(filter 6.12,$(TARGET)),,$(HEAD))))
+$(eval $(call stage,fetch-6.18,,ci/fetch 6.18,$(if $(filter 6.18,$(TARGET)),,$(HEAD))))
+$(eval $(call stage,fetch-7.3,,ci/fetch 7.3,$(if $(filter 7.3,$(TARGET)),,$(HEAD))))
 $(eval $(call stage,drift-6.1,,ci/check-drift --newest 6.1,))
 $(eval $(call stage,drift-6.12,,ci/check-drift --newest 6.12,))
 $(eval $(call stage,drift-6.18,,ci/check-drift --newest 6.18,))
@@ -311,7 +298,7 @@ $(eval $(if $(FULL),$(call stage,packages-refusals-6.1,prepare-6.1,nice -n 10 te
 $(eval $(if $(FULL),$(call stage,packages-refusals-6.12,prepare-6.12,nice -n 10 tests/packages_refusals.sh 6.12,$(HEAD)),$(call skipped,packages-refusals-6.12,$(skip.packages-refusals-6.12))))
 $(eval $(if $(FULL),$(call stage,packages-refusals-6.18,prepare-6.18,nice -n 10 tests/packages_refusals.sh 6.18,$(HEAD)),$(call skipped,packages-refusals-6.18,$(skip.packages-refusals-6.18))))
 $(eval $(if $(FULL),$(call stage,packages-refusals-7.3,prepare-7.3,nice -n 10 tests/packages_refusals.sh 7.3,$(HEAD)),$(call skipped,packages-refusals-7.3,$(skip.packages-refusals-7.3))))
-$(eval $(call stage,dkms-6.1,fetch-6.1,nice -n 10 tests/dkms_build.sh 6.1,$(if $(filter dkms-6.1,$(IDLE)),,$(HEAD))))
+$(eval $(call stage,dkms-6.1,fetch-6.1,nice -n 10 tests/dkms_build.sh 6.1,$(HEAD)))
 $(eval $(if $(or $(FULL),$(filter 6.1,$(TARGET))),$(call stage,dkms-boot-6.1,prepare-6.1 rootfs-base,tests/dkms_boot.sh 6.1,$(HEAD)),$(call skipped,dkms-boot-6.1,$(skip.dkms-boot-6.1))))
 $(eval $(if $(FULL),$(call stage,packages-rebuild-6.1,packages-build-6.1 rootfs,nice -n 10 tests/packages_rebuild.sh 6.1,packages-deb-6.1),$(call skipped,packages-rebuild-6.1,$(skip.packages-rebuild-6.1))))
 $(eval $(if $(FULL),$(call stage,packages-rebuild-6.12,packages-build-6.12 rootfs,nice -n 10 tests/packages_rebuild.sh 6.12,packages-deb-6.12),$(call skipped,packages-rebuild-6.12,$(skip.packages-rebuild-6.12))))
@@ -324,28 +311,28 @@ $(eval $(if $(FULL),$(call stage,series-6.1,prepare-6.1,nice -n 15 tests/series.
 $(eval $(if $(FULL),$(call stage,series-6.12,prepare-6.12,nice -n 15 tests/series.sh 6.12,build-6.12-patched),$(call skipped,series-6.12,$(skip.series-6.12))))
 $(eval $(if $(FULL),$(call stage,series-6.18,prepare-6.18,nice -n 15 tests/series.sh 6.18,build-6.18-patched),$(call skipped,series-6.18,$(skip.series-6.18))))
 $(eval $(if $(FULL),$(call stage,series-7.3,prepare-7.3,nice -n 15 tests/series.sh 7.3,build-7.3-patched),$(call skipped,series-7.3,$(skip.series-7.3))))
-$(eval $(call stage,mail-6.12,fetch-6.12,tests/mail.sh 6.12,$(if $(filter mail-6.12,$(IDLE)),,$(HEAD))))
-$(eval $(call stage,mail-6.18,fetch-6.18,tests/mail.sh 6.18,$(if $(filter mail-6.18,$(IDLE)),,$(HEAD))))
-$(eval $(call stage,mail-7.3,fetch-7.3,tests/mail.sh 7.3,$(if $(filter mail-7.3,$(IDLE)),,$(HEAD))))
+$(eval $(call stage,mail-6.12,fetch-6.12,tests/mail.sh 6.12,$(HEAD)))
+$(eval $(call stage,mail-6.18,fetch-6.18,tests/mail.sh 6.18,$(HEAD)))
+$(eval $(call stage,mail-7.3,fetch-7.3,tests/mail.sh 7.3,$(HEAD)))
 $(eval $(if $(FULL),$(call stage,bench-smoke-6.1,build-6.1-baseline $(if $(PATCHES),build-6.1-patched-$(PATCHES),build-6.1-patched),tests/bench.sh --smoke $(bench_opts) 6.1,),$(call skipped,bench-smoke-6.1,$(skip.bench-smoke-6.1))))
 $(eval $(if $(FULL),$(call stage,bench-smoke-6.12,build-6.12-baseline $(if $(PATCHES),build-6.12-patched-$(PATCHES),build-6.12-patched),tests/bench.sh --smoke $(bench_opts) 6.12,),$(call skipped,bench-smoke-6.12,$(skip.bench-smoke-6.12))))
 $(eval $(if $(FULL),$(call stage,bench-smoke-6.18,build-6.18-baseline $(if $(PATCHES),build-6.18-patched-$(PATCHES),build-6.18-patched),tests/bench.sh --smoke $(bench_opts) 6.18,),$(call skipped,bench-smoke-6.18,$(skip.bench-smoke-6.18))))
 $(eval $(if $(FULL),$(call stage,bench-smoke-7.3,build-7.3-baseline $(if $(PATCHES),build-7.3-patched-$(PATCHES),build-7.3-patched),tests/bench.sh --smoke $(bench_opts) 7.3,),$(call skipped,bench-smoke-7.3,$(skip.bench-smoke-7.3))))
-$(eval $(call stage,static,,tests/static.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t)) $(if $(filter static,$(IDLE)),,$(HEAD))))
-$(eval $(call stage,commands,,tests/commands.sh,$(if $(filter commands,$(IDLE)),,$(HEAD))))
-$(eval $(call stage,shellcheck,,tests/shellcheck.sh,$(if $(filter shellcheck,$(IDLE)),,$(HEAD))))
-$(eval $(call stage,stage-table,,tests/stage_table.sh,$(if $(filter stage-table,$(IDLE)),,$(HEAD))))
-$(eval $(call stage,results-format,,tests/results_format.sh,$(if $(filter results-format,$(IDLE)),,$(HEAD))))
-$(eval $(call stage,timing,,tests/timing.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t)) $(if $(filter timing,$(IDLE)),,$(HEAD))))
-$(eval $(call stage,sockmap-check,,tests/sockmap_check.sh $(TARGET),fetch-$(TARGET) $(if $(filter sockmap-check,$(IDLE)),,$(HEAD))))
+$(eval $(call stage,static,,tests/static.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t)) $(HEAD)))
+$(eval $(call stage,commands,,tests/commands.sh,$(HEAD)))
+$(eval $(call stage,shellcheck,,tests/shellcheck.sh,$(HEAD)))
+$(eval $(call stage,stage-table,,tests/stage_table.sh,$(HEAD)))
+$(eval $(call stage,results-format,,tests/results_format.sh,$(HEAD)))
+$(eval $(call stage,timing,,tests/timing.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t)) $(HEAD)))
+$(eval $(call stage,sockmap-check,,tests/sockmap_check.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
 $(eval $(call stage,bench-tools,,tests/bench_tools.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
-$(eval $(call stage,bench-report,,tests/bench_report.sh,$(if $(filter bench-report,$(IDLE)),,$(HEAD))))
-$(eval $(call stage,errors-fetch,,tests/errors_fetch.sh $(TARGET),fetch-$(TARGET) $(if $(filter errors-fetch,$(IDLE)),,$(HEAD))))
+$(eval $(call stage,bench-report,,tests/bench_report.sh,$(HEAD)))
+$(eval $(call stage,errors-fetch,,tests/errors_fetch.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
 $(eval $(call stage,pipeline,,tests/pipeline.sh,$(HEAD)))
-$(eval $(call stage,cloud-config-6.1,prepare-6.1,tests/cloud_config.sh 6.1,$(if $(filter cloud-config-6.1,$(IDLE)),,$(HEAD)) fetch-6.1 fetch-6.12 fetch-6.18 fetch-7.3))
-$(eval $(call stage,cloud-config-6.12,prepare-6.12,tests/cloud_config.sh 6.12,$(if $(filter cloud-config-6.12,$(IDLE)),,$(HEAD)) fetch-6.1 fetch-6.12 fetch-6.18 fetch-7.3))
-$(eval $(call stage,cloud-config-6.18,prepare-6.18,tests/cloud_config.sh 6.18,$(if $(filter cloud-config-6.18,$(IDLE)),,$(HEAD)) fetch-6.1 fetch-6.12 fetch-6.18 fetch-7.3))
-$(eval $(call stage,cloud-config-7.3,prepare-7.3,tests/cloud_config.sh 7.3,$(if $(filter cloud-config-7.3,$(IDLE)),,$(HEAD)) fetch-6.1 fetch-6.12 fetch-6.18 fetch-7.3))
+$(eval $(call stage,cloud-config-6.1,prepare-6.1,tests/cloud_config.sh 6.1,$(HEAD) fetch-6.1 fetch-6.12 fetch-6.18 fetch-7.3))
+$(eval $(call stage,cloud-config-6.12,prepare-6.12,tests/cloud_config.sh 6.12,$(HEAD) fetch-6.1 fetch-6.12 fetch-6.18 fetch-7.3))
+$(eval $(call stage,cloud-config-6.18,prepare-6.18,tests/cloud_config.sh 6.18,$(HEAD) fetch-6.1 fetch-6.12 fetch-6.18 fetch-7.3))
+$(eval $(call stage,cloud-config-7.3,prepare-7.3,tests/cloud_config.sh 7.3,$(HEAD) fetch-6.1 fetch-6.12 fetch-6.18 fetch-7.3))
 $(eval $(call stage,sockmap-6.12-patched,build-6.12-patched,tests/vsock_sockmap.sh --tree patched --flavour guest 6.12,))
 $(eval $(call stage,sockmap-6.12-baseline,build-6.12-baseline,tests/vsock_sockmap.sh --tree baseline --flavour guest 6.12,))
 $(eval $(call stage,sockmap-6.18-patched,build-6.18-patched,tests/vsock_sockmap.sh --tree patched --flavour guest 6.18,))

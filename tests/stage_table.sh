@@ -11,8 +11,8 @@ PROG=stage_table.sh
 . "$RXKIT_TOP/tests/lib.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="current stale refuses plans lanes full_others commands runners inputs outputs one_list"
-readonly TEST_DESCS="ci/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:make check's two lanes and its tail plan the tier, and no stage but TARGET's fetch and prepare is in both:a Full-others row runs for make's TARGET and in check-full, and is recorded skipped for another target in check:every stage's command is an executable of the kit:a stage says Runner\: privileged exactly when its command stops without root:every Consumes path is produced by a stage the consumer needs or waits for, and one that is not is named:ci/stage fails a passed stage that lacks a Produces path or wrote where none reaches, and passes one that made its own:no other file lists the stages (more than MAX_NAMES of them)"
+readonly TEST_NAMES="current stale refuses plans full_others commands runners inputs outputs one_list"
+readonly TEST_DESCS="ci/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:a Full-others row runs for make's TARGET and in check-full, and is recorded skipped for another target in check:every stage's command is an executable of the kit:a stage says Runner\: privileged exactly when its command stops without root:every Consumes path is produced by a stage the consumer needs or waits for, and one that is not is named:ci/stage fails a passed stage that lacks a Produces path or wrote where none reaches, and passes one that made its own:no other file lists the stages (more than MAX_NAMES of them)"
 # A file that names more stages than this restates the table (prose names
 # a few; the old hand-kept lists named over 40).
 readonly MAX_NAMES=16
@@ -39,8 +39,7 @@ kit_copy()
 	rm -rf "$work/kit"
 	mkdir -p "$work/kit/ci/lib" "$work/kit/doc"
 	cp "$RXKIT_TOP/ci/stagegen" "$RXKIT_TOP/ci/stage-table" "$RXKIT_TOP/ci/stages.gen.mk" "$work/kit/ci/"
-	cp "$RXKIT_TOP/ci/lib/stagetable.py" "$RXKIT_TOP/ci/lib/stagedoc.py" \
-		"$RXKIT_TOP/ci/lib/stagelane.py" "$work/kit/ci/lib/"
+	cp "$RXKIT_TOP/ci/lib/stagetable.py" "$RXKIT_TOP/ci/lib/stagedoc.py" "$work/kit/ci/lib/"
 	cp "$RXKIT_TOP/doc/pipeline.md" "$work/kit/doc/"
 	cp -r "$RXKIT_TOP/series" "$work/kit/series"
 }
@@ -103,10 +102,8 @@ unknown tier	{ sub(/^Tiers: check check-full$/, "Tiers: check full") } { print }
 stage twice	{ print } END { print ""; print "Stage: rootfs"; print "Command: true" }	rootfs declared twice
 no command	/^Command: tests\/mkrootfs$/ { next } { print }	stage rootfs has no Command
 field twice	{ print } /^Stage: rootfs$/ { print "Tiers: run"; print "Tiers: check" }	field Tiers given twice
-an unknown lane	{ print } /^Stage: rootfs$/ { print "Lane: spare" }	stage rootfs: unknown lane .spare.
 an unknown runner	{ sub(/^Runner: privileged$/, "Runner: kvm") } { print }	unknown runner .kvm.
 a scheduled stage of a tier	{ print } /^Stage: rootfs$/ { print "Schedule: drift" }	stage rootfs: a Schedule is a word, for a stage of no tier
-a lane row the main lane waits for	{ print } /^Stage: rootfs$/ { print "Lane: idle" }	stage rootfs has Lane: idle, but make check TARGET=[0-9.]* runs it in the main lane: [a-z0-9.-]* waits for it
 unknown predicate	{ sub(/^When: sockmap$/, "When: bpf") } { print }	unknown predicate .bpf.
 a GitLab keyword	{ sub(/^Stage: rootfs$/, "Stage: stages") } { print }	stage stages: a GitLab keyword
 an unknown GitLab stage	{ sub(/^Gitlab: verdict$/, "Gitlab: judge") } { print }	unknown GitLab stage .judge.
@@ -148,38 +145,6 @@ test_plans()
 			fi
 		done
 	done
-	return "$rc"
-}
-
-# lane_of TIER TARGET GOAL: the stages make -n -B plans for GOAL.
-lane_of()
-{
-	MAKEFLAGS= MAKELEVEL= make -s -C "$RXKIT_TOP" -n -B TIER="$1" TARGET="$2" RXKIT_OUT="$work/out" "$3" |
-		sed -n "s/^ci\/stage --skip '[^']*' \([^ ]*\) -- .*/\1/p; t; s/^ci\/stage \([^ -][^ ]*\) .*/\1/p" | sort -u
-}
-
-# Two makes must never start one stage: the idle lane and the main lane
-# share only what the first make made (TARGET's fetch and prepare), and
-# with the tail they are the tier.
-test_lanes()
-{
-	local rc="$KSFT_PASS" t= both=
-	for t in $(known_targets); do
-		lane_of check "$t" lane-idle > "$work/idle"
-		lane_of check "$t" lane-main > "$work/main"
-		both=$(comm -12 "$work/idle" "$work/main" | grep -vx "fetch-$t\|prepare-$t" | tr '\n' ' ')
-		[ -z "$both" ] || { echo "# check $t: in both lanes: $both"; rc=$KSFT_FAIL; }
-		MAKEFLAGS= MAKELEVEL= make -s -C "$RXKIT_TOP" TARGET="$t" --eval 'tail: ; @echo $(tail.check.$(TARGET))' tail |
-			tr ' ' '\n' | sed '/^$/d' | cat - "$work/idle" "$work/main" | sort -u > "$work/plan"
-		"$RXKIT_TOP/ci/stagegen" --list check "$t" | sort > "$work/want"
-		if ! diff -u "$work/want" "$work/plan" > "$work/diff"; then
-			echo "# check $t: the lanes and the tail (+) are not the tier (-)"
-			sed 's/^/#   /' "$work/diff"; rc=$KSFT_FAIL
-		else
-			echo "# check $t: $(wc -l < "$work/idle") stages idle, $(wc -l < "$work/main") main"
-		fi
-	done
-	[ "$(wc -l < "$work/idle")" -gt 0 ] || { echo "# the idle lane is empty"; rc=$KSFT_FAIL; }
 	return "$rc"
 }
 

@@ -33,9 +33,7 @@ AFTER_DOC = {"HEAD": "HEAD", "HEAD-if-other": "HEAD (another target's)",
 def doc_after(r):
     out = []
     for w in re.findall(r"cores\([^)]*\)|\S+", r.get("After", "")):
-        if w in AFTER_DOC and w.startswith("HEAD") and "Lane" in r:
-            out.append(AFTER_DOC[w] + " outside the idle lane")
-        elif w in AFTER_DOC:
+        if w in AFTER_DOC:
             out.append(AFTER_DOC[w])
         elif w.startswith("cores("):
             out.append(shown(w[6:-1]) + " (one machine)")

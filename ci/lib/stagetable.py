@@ -12,7 +12,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 TABLE = "ci/stage-table"
 TIERS = ("run", "check", "check-full")
 FIELDS = {"Stage", "Trees", "When", "If", "Needs", "After", "Last", "Tiers",
-          "Others", "Groups", "Groups-unless-PATCHES", "Full", "Full-others", "Nice", "Lane",
+          "Others", "Groups", "Groups-unless-PATCHES", "Full", "Full-others", "Nice",
           "Runner", "Schedule",
           "Command", "Does", "Consumes", "Produces", "Gitlab", "Group", "Help", "Before"}
 # The stages of .gitlab-ci.yml a row's Gitlab may name.
@@ -195,9 +195,6 @@ def check_rows(rows):
             if r.get("Runner", "privileged") != "privileged":
                 die("%s:%d: stage %s: unknown runner '%s'" % (TABLE, r["_line"], key, r["Runner"]),
                     "use privileged, or no Runner")
-            if r.get("Lane", "idle") != "idle":
-                die("%s:%d: stage %s: unknown lane '%s'" % (TABLE, r["_line"], key, r["Lane"]),
-                    "use idle, or no Lane")
             if key in GITLAB_WORDS:
                 die("%s:%d: stage %s: a GitLab keyword, so no job name" % (TABLE, r["_line"], key),
                     "name it for what it checks")
