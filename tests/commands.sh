@@ -255,6 +255,24 @@ test_commands_packaged()
 	return "$rc"
 }
 
+# unmatched USED LISTED FILES PREFIX NOTLISTED NOTUSED: each name of USED
+# (sorted) that LISTED lacks, with the FILES (a list) that use it (PREFIX
+# in front of the name there), and each of LISTED that USED lacks; false
+# if any.
+unmatched()
+{
+	local n rc=0
+	for n in $(comm -23 "$1" "$2"); do
+		echo "# $n: used by $(cd "$RXKIT_TOP" && xargs grep -lF -- "$4$n" < "$3" | head -n 3 | tr '\n' ' ')but $5"
+		rc=1
+	done
+	for n in $(comm -13 "$1" "$2"); do
+		echo "# $n: $6"
+		rc=1
+	done
+	return "$rc"
+}
+
 # settings_documented: the RXKIT_ names of the kit's files (not its docs,
 # history, fixtures or patches) and of RXKIT_COMMANDS_EXTRA against those
 # doc/settings.md names (its table and its list of the kit's own).
@@ -270,14 +288,8 @@ test_settings_documented()
 		sort -u > "$work/set.read"
 	grep -o '`RXKIT_[A-Z0-9_]*`' "$RXKIT_TOP/doc/settings.md" |
 		tr -d '`' | sort -u > "$work/set.doc"
-	for n in $(comm -23 "$work/set.read" "$work/set.doc"); do
-		echo "# $n: read by $(cd "$RXKIT_TOP" && xargs grep -l "$n" < "$work/set.files" | head -n 3 | tr '\n' ' ')but not in doc/settings.md"
-		rc=$KSFT_FAIL
-	done
-	for n in $(comm -13 "$work/set.read" "$work/set.doc"); do
-		echo "# $n: in doc/settings.md, but no file of the kit reads it"
-		rc=$KSFT_FAIL
-	done
+	unmatched "$work/set.read" "$work/set.doc" "$work/set.files" "" \
+		"not in doc/settings.md" "in doc/settings.md, but no file of the kit reads it" || rc=$KSFT_FAIL
 	[ "$(wc -l < "$work/set.read")" -gt 20 ] || { echo "# only $(wc -l < "$work/set.read") names read: the scan found nothing"; rc=$KSFT_FAIL; }
 	echo "# $(wc -l < "$work/set.read") names read, $(wc -l < "$work/set.doc") documented"
 	return "$rc"
@@ -292,14 +304,8 @@ test_limits_used()
 	(cd "$RXKIT_TOP" && xargs grep -ho '\$(limit [a-z][a-z0-9-]*)' < "$work/lim.files") |
 		sed 's/^\$(limit //; s/)$//' | sort -u > "$work/lim.used"
 	awk '!/^#/ && NF { print $1 }' "$RXKIT_TOP/tests/data/limits" | sort > "$work/lim.data"
-	for n in $(comm -23 "$work/lim.used" "$work/lim.data"); do
-		echo "# limit $n: asked for by $(cd "$RXKIT_TOP" && xargs grep -l "(limit $n)" < "$work/lim.files" | tr '\n' ' ')but no row of tests/data/limits"
-		rc=$KSFT_FAIL
-	done
-	for n in $(comm -13 "$work/lim.used" "$work/lim.data"); do
-		echo "# limit $n: a row of tests/data/limits that no code asks for"
-		rc=$KSFT_FAIL
-	done
+	unmatched "$work/lim.used" "$work/lim.data" "$work/lim.files" "(limit " \
+		"no row of tests/data/limits" "a row of tests/data/limits that no code asks for" || rc=$KSFT_FAIL
 	[ -z "$(sort "$work/lim.data" | uniq -d)" ] || { echo "# a limit given twice: $(uniq -d "$work/lim.data")"; rc=$KSFT_FAIL; }
 	awk '!/^#/ && NF && $2 !~ /^[1-9][0-9]*$/ { print "# " $1 ": " $2 " is no number of seconds"; bad = 1 } END { exit bad }' \
 		"$RXKIT_TOP/tests/data/limits" || rc=$KSFT_FAIL
