@@ -206,7 +206,7 @@ test_commands_unpackaged()
 		{ echo "# rsync and its package not named"; return "$KSFT_FAIL"; }
 	expect_in "$work/cmds.ktap" "^# not ok: rxkit-no-such-tool: not a command on this machine (run by $c/inject.sh)" "the unknown command not reported" || return "$KSFT_FAIL"
 	expect_in "$work/cmds.ktap" "stale entry 'rxkit-gone-tool'" "the stale ignore entry not reported" || return "$KSFT_FAIL"
-	expect_in "$work/cmds.ktap" "^# $knob: read by $c/inject.sh but not in doc/settings.md" \
+	expect_in "$work/cmds.ktap" "^# $knob: used by $c/inject.sh but not in doc/settings.md" \
 		"a setting doc/settings.md does not name not reported" || return "$KSFT_FAIL"
 	expect_in "$work/cmds.ktap" '^not ok 2 settings_documented$' "settings_documented passed" || return "$KSFT_FAIL"
 	# With ci/deps as it is, rsync is allowed.
