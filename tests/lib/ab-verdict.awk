@@ -23,24 +23,6 @@ BEGIN { ALPHA = 0.01; if (OTHER == "") OTHER = "baseline" }
 function label(t) { return t == "" ? s : s "/" t }
 function q(c) { return "'" c "'" }
 
-# entries(REASON, ARR): ARR["TEXT [TREES]"] = N of each entry; how many.
-function entries(r, arr,    n, t, key, cnt) {
-	n = 0
-	while (match(r, / \[[a-z0-9@.,]+\] \{[0-9]+\}/)) {
-		t = substr(r, RSTART, RLENGTH)
-		cnt = t
-		sub(/.*\{/, "", cnt)
-		sub(/\}$/, "", t)
-		sub(/ \{[0-9]+$/, "", t)
-		key = substr(r, 1, RSTART - 1) t
-		arr[key] = cnt + 0
-		n++
-		r = substr(r, RSTART + RLENGTH)
-		sub(/^; /, "", r)
-	}
-	return n
-}
-
 # tail(N, M): P(X >= N) for X binomial(N + M, 1/2).
 function tail(p, b,    n, k, lc, t) {
 	n = p + b
@@ -75,7 +57,7 @@ function known(t, c, pe, bk,    be, e, n, m, pv, bad) {
 		}
 		# A race's violations of one run come together (one removal loses a
 		# burst of records): one run a tree cannot compare them.
-		if (substr(e, 1, 6) == "race: ") {
+		if (race(e)) {
 			printf "INCONCLUSIVE %s: %s: patched %d, baseline %d (a race: one run a tree compares nothing, tests/census counts its runs; not counted): %s\n", label(t), q(c), n, m, e
 			continue
 		}
