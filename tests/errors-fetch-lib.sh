@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 # tests/errors-fetch-lib.sh: the tests of tests/errors_fetch.sh that run
-# ci/check-drift alone (drift_report, drift_unverified_tarball and
+# maint/check-drift alone (drift_report, drift_unverified_tarball and
 # drift_one_hunk; the suite lists and runs them).  Sourced after
 # tests/errors-lib.sh (work, expect_in, fake_tarball) by
 # tests/errors_fetch.sh.
 # shellcheck disable=SC2034,SC2154 # work is the suite's, SKIP_REASON run_tests'
 
-# ci/check-drift on a tree that moved: the vsock files of the pinned 7.3
+# maint/check-drift on a tree that moved: the vsock files of the pinned 7.3
 # tree with three lines more at the top of virtio_transport_common.c and
 # vsock_check_source() gone from af_vsock.h must report offsets and the
 # fix that disappeared, and exit 1; the series and the cache stay as they were.
@@ -28,7 +28,7 @@ test_drift_report()
 	sed -i 's/vsock_check_source/vsock_check_src_gone/' "$d/include/net/af_vsock.h"
 	tar -C "$work/drift" -cJf "$work/drift.tar.xz" linux-7.3.99
 	before=$(cat "$RXKIT_TOP"/series/7.3/* | sha256sum)
-	"$RXKIT_TOP/ci/check-drift" --tarball "$work/drift.tar.xz" \
+	"$RXKIT_TOP/maint/check-drift" --tarball "$work/drift.tar.xz" \
 		--sha256 "$(sha256_of "$work/drift.tar.xz")" 7.3 > "$work/drift.out" 2>&1 || rc=$?
 	sed 's/^/#   /' "$work/drift.out"
 	[ "$rc" = 1 ] || { echo "# exit $rc, expected 1 (drift)"; return "$KSFT_FAIL"; }
@@ -38,14 +38,14 @@ test_drift_report()
 		{ echo "# series/7.3 changed"; return "$KSFT_FAIL"; }
 }
 
-# ci/check-drift on a tarball of another sublevel without --sha256: still
+# maint/check-drift on a tarball of another sublevel without --sha256: still
 # refused (it cannot be verified), with what to give instead; nothing is
 # fetched.
 test_drift_unverified_tarball()
 {
 	local rc=0
 	fake_tarball 94 "$work/u.tar.xz"
-	"$RXKIT_TOP/ci/check-drift" --tarball "$work/u.tar.xz" 7.3 > "$work/unverified.out" \
+	"$RXKIT_TOP/maint/check-drift" --tarball "$work/u.tar.xz" 7.3 > "$work/unverified.out" \
 		2> "$work/unverified" || rc=$?
 	sed 's/^/#   /' "$work/unverified"
 	[ "$rc" = 2 ] || { echo "# exit $rc, expected 2 (the check cannot run)"; return "$KSFT_FAIL"; }
@@ -56,7 +56,7 @@ test_drift_unverified_tarball()
 		{ echo "# an unverified tree was checked"; return "$KSFT_FAIL"; }
 }
 
-# ci/check-drift counts each failed hunk once, and tries every patch: a
+# maint/check-drift counts each failed hunk once, and tries every patch: a
 # copy of the kit whose 7.3 is pinned to a small tree, with a series of
 # three patches: two hunks of which one fails, one that applies with an
 # offset (after a forced push: quilt tries it only once the first is
@@ -89,7 +89,7 @@ test_drift_one_hunk()
 	printf -- '--- a/net/gone.c\n+++ b/net/gone.c\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n' \
 		> "$s/0003-gone-file.patch"
 	printf '%s\n' 0001-two-hunks.patch 0002-offset.patch 0003-gone-file.patch > "$s/series"
-	RXKIT_CACHE="$work/hcache" "$kit/ci/check-drift" --tarball "$work/hunk.tar.xz" 7.3 \
+	RXKIT_CACHE="$work/hcache" "$kit/maint/check-drift" --tarball "$work/hunk.tar.xz" 7.3 \
 		> "$work/hunk.out" 2>&1 || rc=$?
 	sed 's/^/#   /' "$work/hunk.out"
 	[ "$rc" = 1 ] || { echo "# exit $rc, expected 1 (drift)"; return "$KSFT_FAIL"; }

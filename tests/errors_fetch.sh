@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # tests/errors_fetch.sh: error paths of ci/fetch, ci/prepare and
-# ci/check-drift: bad input gets a clear error and leaves nothing
+# maint/check-drift: bad input gets a clear error and leaves nothing
 # half-made.  Each test runs the real stage on a small, self-made input in
 # a private cache folder; KTAP on stdout.
 set -eu
@@ -24,10 +24,10 @@ a patch that does not apply stops ci/prepare, no half-patched tree (after local_
 a patch that applies only with an offset is refused (after local_tarball_drift):\
 ci/prepare without quilt names the Debian package to install:\
 a full file system stops ci/fetch with no partial tree, one below the threshold up front (root):\
-ci/check-drift on a moved tree reports offsets and the fix gone, exit 1, series and cache kept:\
-ci/check-drift refuses another sublevel's tarball without --sha256, saying what to give instead:\
-ci/check-drift counts each failed hunk once and tries every patch:\
-a 6.1 tree with vsock sockmap is refused by ci/prepare and ci/check-drift before any patch:\
+maint/check-drift on a moved tree reports offsets and the fix gone, exit 1, series and cache kept:\
+maint/check-drift refuses another sublevel's tarball without --sha256, saying what to give instead:\
+maint/check-drift counts each failed hunk once and tries every patch:\
+a 6.1 tree with vsock sockmap is refused by ci/prepare and maint/check-drift before any patch:\
 ci/deps removes a newer package's .deb of another SHA-256 and fails a version the suite lacks"
 
 usage()
@@ -190,11 +190,11 @@ test_no_space()
 }
 
 # drift_report, drift_unverified_tarball and drift_one_hunk, the tests of
-# ci/check-drift alone: tests/errors-fetch-lib.sh.
+# maint/check-drift alone: tests/errors-fetch-lib.sh.
 
 # series/6.1 drops the sockmap hand-off: a 6.1 tree with vsock sockmap
 # (net/vmw_vsock/vsock_bpf.c, as a vendor backport of 634f1a7110b4 has
-# it) is refused by ci/prepare and ci/check-drift, with series/6.1/refuse's
+# it) is refused by ci/prepare and maint/check-drift, with series/6.1/refuse's
 # reason, before a patch is tried or a tree made.  The same tree without
 # the file is not refused (its failure is the patches not applying).
 test_sockmap_6_1()
@@ -210,13 +210,13 @@ test_sockmap_6_1()
 		env RXKIT_CACHE="$c" "$RXKIT_TOP/ci/prepare" 6.1 || return "$KSFT_FAIL"
 	[ ! -e "$c/src/6.1/patched" ] && [ ! -e "$c/src/6.1/patched.tmp" ] && [ ! -e "$c/src/6.1/baseline" ] ||
 		{ echo "# a tree was made for a refused base"; return "$KSFT_FAIL"; }
-	"$RXKIT_TOP/ci/check-drift" --tarball "$tb" --sha256 "$(sha256_of "$tb")" 6.1 \
+	"$RXKIT_TOP/maint/check-drift" --tarball "$tb" --sha256 "$(sha256_of "$tb")" 6.1 \
 		> "$work/d61.out" 2> "$work/d61" || rc=$?
 	sed 's/^/#   /' "$work/d61"
-	[ "$rc" = 1 ] || { echo "# ci/check-drift exit $rc, expected 1"; return "$KSFT_FAIL"; }
+	[ "$rc" = 1 ] || { echo "# maint/check-drift exit $rc, expected 1"; return "$KSFT_FAIL"; }
 	expect_in "$work/d61" '^check-drift: error: Linux 6\.1\.193 has net/vmw_vsock/vsock_bpf\.c: .*must be redone' \
-		"ci/check-drift did not refuse the tree" || return "$KSFT_FAIL"
-	! grep -q '^  0001-' "$work/d61.out" || { echo "# ci/check-drift tried the patches"; return "$KSFT_FAIL"; }
+		"maint/check-drift did not refuse the tree" || return "$KSFT_FAIL"
+	! grep -q '^  0001-' "$work/d61.out" || { echo "# maint/check-drift tried the patches"; return "$KSFT_FAIL"; }
 	# The control: without vsock_bpf.c the same tree gets to quilt.
 	fake_61 194 "$work/linux-6.1.194.tar.xz" net/vmw_vsock/virtio_transport_common.c
 	tb="$work/linux-6.1.194.tar.xz"

@@ -15,7 +15,7 @@ readonly TEST_DESCS="patches/upstream/ is the posting, byte for byte:\
 git am takes every posted patch with its author and subject, git apply the five in order:\
 every series names existing files, each patch its origin and backport note, refuse lists sound:\
 the refreshed 7.3 series gives the tree its prerequisites and the posting give, byte for byte:\
-ci/interdiff works on every series and finds the 7.3 refresh identical to the posting:\
+maint/interdiff works on every series and finds the 7.3 refresh identical to the posting:\
 series/TARGET/fixes describes each fetched pinned tree:\
 series/MATRIX.md and the CHANGELOG lines of the matrix are current:\
 every skip-list entry is a case id of its job's program with a reason quoting its name:\
@@ -99,7 +99,7 @@ test_upstream_verbatim()
 		SKIP_REASON="the archived posting (../shared/seeds) is not next to this clone"
 		return "$KSFT_SKIP"
 	fi
-	diag "$RXKIT_TOP/ci/import-upstream" --check "$seed"
+	diag "$RXKIT_TOP/maint/import-upstream" --check "$seed"
 }
 
 # git am's parser accepts every patch with the original author and subject,
@@ -203,7 +203,7 @@ test_series_files()
 # series/MATRIX.md and the CHANGELOG lines of the matrix are current.
 test_matrix_current()
 {
-	diag "$RXKIT_TOP/ci/matrix" --check
+	diag "$RXKIT_TOP/maint/matrix" --check
 }
 
 # The refreshed 7.3 series changes no code of the posting: its
@@ -224,7 +224,7 @@ test_series_equivalent()
 	echo "# 6 files identical"
 }
 
-# ci/interdiff works on every series (written to out/interdiff/TARGET.txt
+# maint/interdiff works on every series (written to out/interdiff/TARGET.txt
 # for review) and finds the 7.3 refresh identical to the posting.
 test_interdiff()
 {
@@ -233,8 +233,8 @@ test_interdiff()
 	for b in "$RXKIT_TOP"/series/*/series; do
 		t=${b%/series}
 		t=${t##*/}
-		"$RXKIT_TOP/ci/interdiff" "$t" > "$RXKIT_OUT/interdiff/$t.txt" ||
-			{ echo "# ci/interdiff $t failed"; return "$KSFT_FAIL"; }
+		"$RXKIT_TOP/maint/interdiff" "$t" > "$RXKIT_OUT/interdiff/$t.txt" ||
+			{ echo "# maint/interdiff $t failed"; return "$KSFT_FAIL"; }
 		echo "# $t: $(grep -c ': identical$' "$RXKIT_OUT/interdiff/$t.txt") of $(grep -c '^=== ' "$RXKIT_OUT/interdiff/$t.txt") patches identical to the posting"
 	done
 	n=$(grep -c ': identical$' "$RXKIT_OUT/interdiff/7.3.txt")
@@ -249,7 +249,7 @@ test_fixes_record()
 		t=${f%/fixes}
 		t=${t##*/}
 		[ -d "$(src_root "$t")/pristine" ] || { echo "# $t: not fetched here"; continue; }
-		diag "$RXKIT_TOP/ci/check-drift" --verify-record "$t" || return "$KSFT_FAIL"
+		diag "$RXKIT_TOP/maint/check-drift" --verify-record "$t" || return "$KSFT_FAIL"
 		n=$((n + 1))
 	done
 	[ "$n" -gt 0 ] || { SKIP_REASON="no target with a fixes record is fetched"; return "$KSFT_SKIP"; }
