@@ -141,8 +141,8 @@ group-help.repo := the packages as a signed apt and dnf repository (ci/repo)
 group-help.dkms := the DKMS package built against Debian's headers and booted in a Debian VM
 group-help.packages := the packages built and tested, the clean root, the DEP-8 test and the rebuilds
 group-help.summary := the summary of the target's results
-group-help.bench := the benchmark of tests/bench.sh (8 AB/BA pairs) and the slow reader
-group-help.bench-slow := the slow-reader scenario of tests/bench_slow.sh
+group-help.bench := the benchmark of bench/bench.sh (8 AB/BA pairs) and the slow reader
+group-help.bench-slow := the slow-reader scenario of bench/bench_slow.sh
 group-help.bench-smoke := the smoke sweep of the benchmark
 group-help.debug := the debug flavour (lockdep, KASAN) built and its guest suites
 group-help.sockmap := the sockmap hand-off on the guest kernels, the BPF selftests on bpf's
@@ -314,10 +314,10 @@ $(eval $(if $(FULL),$(call stage,series-7.3,prepare-7.3,nice -n 15 tests/series.
 $(eval $(call stage,mail-6.12,fetch-6.12,tests/mail.sh 6.12,$(HEAD)))
 $(eval $(call stage,mail-6.18,fetch-6.18,tests/mail.sh 6.18,$(HEAD)))
 $(eval $(call stage,mail-7.3,fetch-7.3,tests/mail.sh 7.3,$(HEAD)))
-$(eval $(if $(FULL),$(call stage,bench-smoke-6.1,build-6.1-baseline $(if $(PATCHES),build-6.1-patched-$(PATCHES),build-6.1-patched),tests/bench.sh --smoke $(bench_opts) 6.1,),$(call skipped,bench-smoke-6.1,$(skip.bench-smoke-6.1))))
-$(eval $(if $(FULL),$(call stage,bench-smoke-6.12,build-6.12-baseline $(if $(PATCHES),build-6.12-patched-$(PATCHES),build-6.12-patched),tests/bench.sh --smoke $(bench_opts) 6.12,),$(call skipped,bench-smoke-6.12,$(skip.bench-smoke-6.12))))
-$(eval $(if $(FULL),$(call stage,bench-smoke-6.18,build-6.18-baseline $(if $(PATCHES),build-6.18-patched-$(PATCHES),build-6.18-patched),tests/bench.sh --smoke $(bench_opts) 6.18,),$(call skipped,bench-smoke-6.18,$(skip.bench-smoke-6.18))))
-$(eval $(if $(FULL),$(call stage,bench-smoke-7.3,build-7.3-baseline $(if $(PATCHES),build-7.3-patched-$(PATCHES),build-7.3-patched),tests/bench.sh --smoke $(bench_opts) 7.3,),$(call skipped,bench-smoke-7.3,$(skip.bench-smoke-7.3))))
+$(eval $(if $(FULL),$(call stage,bench-smoke-6.1,build-6.1-baseline $(if $(PATCHES),build-6.1-patched-$(PATCHES),build-6.1-patched),bench/bench.sh --smoke $(bench_opts) 6.1,),$(call skipped,bench-smoke-6.1,$(skip.bench-smoke-6.1))))
+$(eval $(if $(FULL),$(call stage,bench-smoke-6.12,build-6.12-baseline $(if $(PATCHES),build-6.12-patched-$(PATCHES),build-6.12-patched),bench/bench.sh --smoke $(bench_opts) 6.12,),$(call skipped,bench-smoke-6.12,$(skip.bench-smoke-6.12))))
+$(eval $(if $(FULL),$(call stage,bench-smoke-6.18,build-6.18-baseline $(if $(PATCHES),build-6.18-patched-$(PATCHES),build-6.18-patched),bench/bench.sh --smoke $(bench_opts) 6.18,),$(call skipped,bench-smoke-6.18,$(skip.bench-smoke-6.18))))
+$(eval $(if $(FULL),$(call stage,bench-smoke-7.3,build-7.3-baseline $(if $(PATCHES),build-7.3-patched-$(PATCHES),build-7.3-patched),bench/bench.sh --smoke $(bench_opts) 7.3,),$(call skipped,bench-smoke-7.3,$(skip.bench-smoke-7.3))))
 $(eval $(call stage,static,,tests/static.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t)) $(HEAD)))
 $(eval $(call stage,commands,,tests/commands.sh,$(HEAD)))
 $(eval $(call stage,shellcheck,,tests/shellcheck.sh,$(HEAD)))
@@ -325,8 +325,8 @@ $(eval $(call stage,stage-table,,tests/stage_table.sh,$(HEAD)))
 $(eval $(call stage,results-format,,tests/results_format.sh,$(HEAD)))
 $(eval $(call stage,timing,,tests/timing.sh $(TARGET),$(foreach t,$(TARGET) $(OTHERS),prepare-$(t)) $(HEAD)))
 $(eval $(call stage,sockmap-check,,tests/sockmap_check.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
-$(eval $(call stage,bench-tools,,tests/bench_tools.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
-$(eval $(call stage,bench-report,,tests/bench_report.sh,$(HEAD)))
+$(eval $(call stage,bench-tools,,bench/bench_tools.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
+$(eval $(call stage,bench-report,,bench/bench_report.sh,$(HEAD)))
 $(eval $(call stage,errors-fetch,,tests/errors_fetch.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
 $(eval $(call stage,pipeline,,tests/pipeline.sh,$(HEAD)))
 $(eval $(call stage,cloud-config-6.1,prepare-6.1,tests/cloud_config.sh 6.1,$(HEAD) fetch-6.1 fetch-6.12 fetch-6.18 fetch-7.3))
@@ -386,14 +386,14 @@ $(eval $(if $(PATCHES),$(call stage,build-6.1-patched-$(PATCHES),prepare-6.1-pat
 $(eval $(if $(PATCHES),$(call stage,build-6.12-patched-$(PATCHES),prepare-6.12-patched-$(PATCHES),nice -n 10 ci/build --tree patched-$(PATCHES) 6.12,build-6.12-patched)))
 $(eval $(if $(PATCHES),$(call stage,build-6.18-patched-$(PATCHES),prepare-6.18-patched-$(PATCHES),nice -n 10 ci/build --tree patched-$(PATCHES) 6.18,build-6.18-patched)))
 $(eval $(if $(PATCHES),$(call stage,build-7.3-patched-$(PATCHES),prepare-7.3-patched-$(PATCHES),nice -n 10 ci/build --tree patched-$(PATCHES) 7.3,build-7.3-patched)))
-$(eval $(call stage,bench-6.1,build-6.1-baseline $(if $(PATCHES),build-6.1-patched-$(PATCHES),build-6.1-patched),tests/bench.sh $(bench_opts) $(if $(BENCH_BACKEND),--backend $(BENCH_BACKEND)) 6.1,))
-$(eval $(call stage,bench-6.12,build-6.12-baseline $(if $(PATCHES),build-6.12-patched-$(PATCHES),build-6.12-patched),tests/bench.sh $(bench_opts) $(if $(BENCH_BACKEND),--backend $(BENCH_BACKEND)) 6.12,))
-$(eval $(call stage,bench-6.18,build-6.18-baseline $(if $(PATCHES),build-6.18-patched-$(PATCHES),build-6.18-patched),tests/bench.sh $(bench_opts) $(if $(BENCH_BACKEND),--backend $(BENCH_BACKEND)) 6.18,))
-$(eval $(call stage,bench-7.3,build-7.3-baseline $(if $(PATCHES),build-7.3-patched-$(PATCHES),build-7.3-patched),tests/bench.sh $(bench_opts) $(if $(BENCH_BACKEND),--backend $(BENCH_BACKEND)) 7.3,))
-$(eval $(call stage,bench-slow-6.1,build-6.1-baseline $(if $(PATCHES),build-6.1-patched-$(PATCHES),build-6.1-patched),tests/bench_slow.sh $(bench_opts) 6.1,bench-6.1))
-$(eval $(call stage,bench-slow-6.12,build-6.12-baseline $(if $(PATCHES),build-6.12-patched-$(PATCHES),build-6.12-patched),tests/bench_slow.sh $(bench_opts) 6.12,bench-6.12))
-$(eval $(call stage,bench-slow-6.18,build-6.18-baseline $(if $(PATCHES),build-6.18-patched-$(PATCHES),build-6.18-patched),tests/bench_slow.sh $(bench_opts) 6.18,bench-6.18))
-$(eval $(call stage,bench-slow-7.3,build-7.3-baseline $(if $(PATCHES),build-7.3-patched-$(PATCHES),build-7.3-patched),tests/bench_slow.sh $(bench_opts) 7.3,bench-7.3))
+$(eval $(call stage,bench-6.1,build-6.1-baseline $(if $(PATCHES),build-6.1-patched-$(PATCHES),build-6.1-patched),bench/bench.sh $(bench_opts) $(if $(BENCH_BACKEND),--backend $(BENCH_BACKEND)) 6.1,))
+$(eval $(call stage,bench-6.12,build-6.12-baseline $(if $(PATCHES),build-6.12-patched-$(PATCHES),build-6.12-patched),bench/bench.sh $(bench_opts) $(if $(BENCH_BACKEND),--backend $(BENCH_BACKEND)) 6.12,))
+$(eval $(call stage,bench-6.18,build-6.18-baseline $(if $(PATCHES),build-6.18-patched-$(PATCHES),build-6.18-patched),bench/bench.sh $(bench_opts) $(if $(BENCH_BACKEND),--backend $(BENCH_BACKEND)) 6.18,))
+$(eval $(call stage,bench-7.3,build-7.3-baseline $(if $(PATCHES),build-7.3-patched-$(PATCHES),build-7.3-patched),bench/bench.sh $(bench_opts) $(if $(BENCH_BACKEND),--backend $(BENCH_BACKEND)) 7.3,))
+$(eval $(call stage,bench-slow-6.1,build-6.1-baseline $(if $(PATCHES),build-6.1-patched-$(PATCHES),build-6.1-patched),bench/bench_slow.sh $(bench_opts) 6.1,bench-6.1))
+$(eval $(call stage,bench-slow-6.12,build-6.12-baseline $(if $(PATCHES),build-6.12-patched-$(PATCHES),build-6.12-patched),bench/bench_slow.sh $(bench_opts) 6.12,bench-6.12))
+$(eval $(call stage,bench-slow-6.18,build-6.18-baseline $(if $(PATCHES),build-6.18-patched-$(PATCHES),build-6.18-patched),bench/bench_slow.sh $(bench_opts) 6.18,bench-6.18))
+$(eval $(call stage,bench-slow-7.3,build-7.3-baseline $(if $(PATCHES),build-7.3-patched-$(PATCHES),build-7.3-patched),bench/bench_slow.sh $(bench_opts) 7.3,bench-7.3))
 $(eval $(call stage,summary-6.1,,ci/summary 6.1,$(filter-out summary-6.1 results-json results-table results-export,$(STAGES))))
 $(eval $(call stage,summary-6.12,,ci/summary 6.12,$(filter-out summary-6.12 results-json results-table results-export,$(STAGES))))
 $(eval $(call stage,summary-6.18,,ci/summary 6.18,$(filter-out summary-6.18 results-json results-table results-export,$(STAGES))))

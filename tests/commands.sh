@@ -40,7 +40,7 @@ readonly SH_BUILTINS=". : [ alias bg break cd command continue echo eval exec ex
 # commands_scan: tests/commands-scan (shfmt's parse of each script; its
 # front ends in tests/commands_front.py) over the kit's host-side scripts:
 # shell_files (tests/static-lib.sh) except the busybox guest's
-# (tests/guest/), tests/fixtures/ and the maintainer scripts debian/*.in,
+# (tests/guest/, bench/guest/), tests/fixtures/, bench/fixtures/ and the maintainer scripts debian/*.in,
 # which run on the installing system (their needs are the packages'
 # Depends); the recipes of Makefile, debian/rules and every *.mk; the build
 # sections of the RPM spec; RXKIT_COMMANDS_EXTRA.  Also writes
@@ -51,7 +51,7 @@ commands_scan()
 	local f=
 	kit_files > "$work/cmd.tracked" || return 1
 	shell_list "$work/cmd.shell" || return 1
-	grep -v '^tests/guest/\|^tests/fixtures/\|^debian/.*\.in$' "$work/cmd.shell" > "$work/cmd.files"
+	grep -v '^tests/guest/\|^bench/guest/\|^tests/fixtures/\|^bench/fixtures/\|^debian/.*\.in$' "$work/cmd.shell" > "$work/cmd.files"
 	grep -x 'Makefile\|GNUmakefile\|debian/rules\|.*\.mk' "$work/cmd.tracked" > "$work/cmd.make" || :
 	(
 		cd "$RXKIT_TOP" || exit 1

@@ -127,7 +127,7 @@ END {
 		# to an L1 guest.
 		if (cmd ~ /tests\/vsock_vhost_vsock\.sh/)
 			printf "# runner: /dev/vhost-vsock (else an L1 guest is the host) and /dev/kvm (else TCG) speed it up\n"
-		else if (cmd ~ /tests\/(vsock_[a-z_]+|bench|packages_deb|packages_rpm)\.sh/)
+		else if (cmd ~ /(tests\/(vsock_[a-z_]+|packages_deb|packages_rpm)|bench\/bench)\.sh/)
 			printf "# runner: /dev/kvm speeds its guests up (else TCG)\n"
 		printf "%s:\n  extends: .rxkit\n  stage: %s\n", name[i], gs[i]
 		if (gs[i] != ".post") {

@@ -16,7 +16,7 @@ ensure_initramfs()
 	local ird="$2/rxkit-initramfs.cpio.gz" sum= d=
 	# By content: a checkout or a copy can make the guest files older
 	# than an initramfs built from other ones.
-	sum=$( (cd "$RXKIT_TOP" && { find tests/guest tests/mkinitramfs -type f
+	sum=$( (cd "$RXKIT_TOP" && { find tests/guest bench/guest tests/mkinitramfs -type f
 		echo tests/waits; echo tests/data/waits; echo tests/rxkit-time-scale.h
 		for d in $GUEST_DATA; do echo "tests/data/$d"; done; } | sort |
 		xargs sha256sum) |

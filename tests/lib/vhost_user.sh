@@ -98,7 +98,7 @@ stop_daemon()
 # artefact folder; their failure fails the run).  guest_run runs in the
 # background meanwhile (-pidfile lets cleanup find QEMU).  Diagnostics as
 # '# ' lines; returns the KSFT code of boot + job + host side + kernel log.
-# VIRTIO_QEMU_ARGS: more QEMU arguments (words; tests/bench.sh's plugin);
+# VIRTIO_QEMU_ARGS: more QEMU arguments (words; bench/bench.sh's plugin);
 # VIRTIO_APPEND: more kernel command line (tests/vsock_sockmap.sh).
 virtio_run()
 {

@@ -1,0 +1,271 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# bench/bench.sh: does the backport of TARGET deliver the series' effect?
+# The cover letter's method on this machine: a single stream, the host
+# sends (bench/src/rxkit-bench.c through vhost-device-vsock, or
+# --backend vhost-vsock: the kernel's vhost-vsock, in the nested host of
+# tests/vsock_vhost_vsock.sh where this machine has none), the guest
+# receives with one thread in blocking recv() pinned to CPU0, the
+# virtio-vsock interrupts (and so the RX worker) on CPU1; a fresh guest per
+# kernel state, pairs in balanced AB/BA order; the guest's counters of
+# socket locks, lookups, readable and write-space callbacks per received
+# RW packet (kprobe events: kconfig/bench-probes.config, in the guest
+# flavour).  KTAP on stdout: one test
+# a pair and state, then the checks that hold whatever the timing noise.
+#
+# The samples (CSV) go to OUT/samples.csv; bench/report makes the
+# tables.  Wall-clock throughput is reported, never asserted.
+set -eu
+PROG=bench
+. "$(dirname "$0")/../ci/lib.sh"
+. "$RXKIT_TOP/tests/lib.sh"
+. "$RXKIT_TOP/tests/lib/vhost_user.sh"
+. "$RXKIT_TOP/bench/lib/bench.sh"
+. "$RXKIT_TOP/bench/lib/bench_sweep.sh"
+. "$RXKIT_TOP/bench/lib/bench_nested.sh"
+
+readonly GUEST_CID=3
+readonly POINTS_FILE="$RXKIT_TOP/bench/data/bench-points"
+readonly RTT_FILE="$RXKIT_TOP/bench/data/bench-rtt"
+readonly PORT=6000 RTT_PORT=7000
+
+usage()
+{
+	cat <<USAGE
+usage: bench/bench.sh [--smoke] [--pairs N] [--patches N] [--out DIR] [--keep DIR]
+                      [--no-insn] [--backend vhost-user|vhost-vsock] [TARGET]
+
+The baseline and patched kernels of TARGET (default: $RXKIT_TARGET) of the
+guest flavour (ci/build --tree TREE TARGET), N pairs
+(default 8; --smoke: 2) of fresh guests in AB/BA order, each sweeping the
+points of bench/data/bench-points, then the ping-pongs of
+bench/data/bench-rtt (--smoke: their smoke columns).
+--backend: the host's side of the device (default vhost-user:
+  vhost-device-vsock; vhost-vsock: the kernel's, this machine's
+  /dev/vhost-vsock or a nested L1 host's as in tests/vsock_vhost_vsock.sh, with
+  the files' NESTED columns, no instructions pass).
+--out DIR: where the samples and logs go (default:
+  \$RXKIT_OUT/TARGET/bench[-smoke]).  A full run (not --smoke) also keeps
+  its results in bench/TARGET/DATE-BACKEND/ (--keep DIR: there; --keep
+  '': nowhere).
+--patches N: the patched state is the posting's patches 1 to N
+  (ci/prepare --patches N; ci/build --tree patched-N).
+The guest instructions of each vCPU during each point come from a TCG
+plugin (bench/mkplugin; --no-insn: without it, and its counts empty).
+Environment: RXKIT_ACCEL; --backend vhost-vsock: RXKIT_VHOST_VSOCK_BACKEND,
+  RXKIT_VHOST_VSOCK_L1 (tests/vsock_vhost_vsock.sh).  Limit: bench-job (one
+  guest's sweep) of tests/data/limits.
+USAGE
+}
+
+smoke=0
+insn=1
+extra_opt()
+{
+	case "$1" in
+	--smoke) smoke=1; return 1 ;;
+	--no-insn) insn=0; return 1 ;;
+	--backend) opt_arg "vhost-user or vhost-vsock" "$@"; backend=$2; return 2 ;;
+	esac
+	bench_opt "$@"
+}
+parse_stage_args '' "$@"
+: "${target:=$RXKIT_TARGET}"
+load_base "$target"
+[ -f "$POINTS_FILE" ] || die "$POINTS_FILE missing"
+[ -f "$RTT_FILE" ] || die "$RTT_FILE missing"
+case "$backend" in
+vhost-user|vhost-vsock) ;;
+*) die "--backend takes vhost-user or vhost-vsock, not '$backend'" ;;
+esac
+bench_needs
+# nested: the guest under test runs behind the nested L1 host (TCG in TCG).
+nested=0
+[ "$backend" = vhost-user ] || [ "$mode" = host ] || nested=1
+# The plugin of this QEMU counts the outermost guest's vCPUs: behind a
+# nested host, L1's, not those of the kernel under test.
+noinsn=
+[ "$nested" = 0 ] ||
+	{ insn=0; noinsn="the nested host's guest runs inside L1's QEMU, which this QEMU's TCG plugin does not see"; }
+[ "$insn" = 1 ] || : "${noinsn:=--no-insn}"
+plugin=
+if [ "$insn" = 1 ]; then
+	need mkfifo coreutils
+	plugin=$("$RXKIT_TOP/bench/mkplugin") || die "no TCG plugin (bench/mkplugin failed)"
+fi
+
+# The run's folder: bench[-smoke], bench-vhost-vsock[-smoke] with that backend.
+name=bench$([ "$backend" = vhost-user ] || echo "-$backend")
+if [ "$smoke" = 1 ]; then
+	bench_settle 2 "$name-smoke" -
+else
+	bench_settle 8 "$name" ''
+fi
+
+# The column of the files: FULL, SMOKE, or NESTED (the kernel's vhost-vsock
+# in a nested host: TCG inside TCG moves a fraction of the bytes).
+col=$((smoke ? 3 : 2))
+[ "$nested" = 0 ] || col=4
+# The points: "PAYLOAD:BYTES:RECV", each payload with recv() of 64 KiB and
+# of the payload (once for 64K).
+points=$(awk -v col=$col '!/^#/ && NF && $col != "-" {
+		printf "%s:%s:64K ", $1, $col
+		if ($1 != "64K") printf "%s:%s:%s ", $1, $col, $1 }' "$POINTS_FILE")
+[ -n "$points" ] || die "no points in $POINTS_FILE"
+# The ping-pongs: "SIZE:COUNT".
+rtts=$(awk -v col=$col '!/^#/ && NF && $col != "-" {
+		printf "%s:%s ", $1, $col }' "$RTT_FILE")
+
+
+# The passes: those of every pair, then the control's, once; with the
+# plugin, each again with it.
+pair_passes="plain${plugin:+ insn}"
+control_passes="probes${plugin:+ probes-insn}"
+passes="$pair_passes $control_passes"
+nruns=$(( $(echo "$pair_passes" | wc -w) * pairs * 2 + $(echo "$control_passes" | wc -w) * 2 ))
+echo "pair,order,tree,point,payload,recv,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result,rwpkt,lock,lookup,readable,writespace,cycles,insn_worker,insn_reader,insn_worker_host,insn_reader_host" \
+	> "$out/samples.csv"
+for pass in $passes; do
+	[ "$pass" = plain ] || head -n 1 "$out/samples.csv" > "$out/$(csv_of "$pass")"
+done
+echo "pair,order,tree,count,size,mean_us,median_us,p99_us,min_us,max_us" > "$out/rtt.csv"
+echo "pair,order,tree,pass,probes,boot_id,guest_load,host_load,seconds" > "$out/guests.csv"
+for pass in $passes; do
+	state_setup baseline "$pass"
+	state_setup patched "$pass"
+done
+bench_start
+{
+	bench_environment "bench/bench.sh $*"
+	echo "points: $points"
+	echo "ping-pongs: $rtts"
+	[ "$col" != 4 ] || echo "nested: the guest under test in TCG inside L1 ($L1, the accelerator above is L1's); the NESTED columns"
+	echo "instructions: $([ -n "$plugin" ] && echo "TCG plugin $plugin (vcpu1: RX worker, vcpu0: reader), between the receiver's marks around its receive loop (the *_host columns: the host's around the sender)" || echo "not counted ($noinsn)")"
+	echo "passes: every pair: plain (timed, no probe)${plugin:+, insn (the plugin, no probe)}; once, the control: probes (the counters' probes set, timed)${plugin:+, probes-insn (the probes and the plugin)}"
+} > "$out/environment"
+sed 's/^/# /' "$out/environment"
+
+ktap_header $((nruns + 8))
+done_runs=0
+k=1
+while [ "$k" -le "$pairs" ]; do
+	order=AB
+	[ $((k % 2)) = 1 ] || order=BA
+	states="baseline patched"
+	[ "$order" = AB ] || states="patched baseline"
+	# Each state: the timed sweep, then (with the plugin, which slows the
+	# guest several times) the same points again for the instructions.
+	for st in $states; do
+		for pass in $pair_passes; do
+			guest_pass "$pass"
+		done
+	done
+	k=$((k + 1))
+done
+# The control: each kernel once more with the counters' probes set, timed
+# (and counted by the plugin): the counts, and what the probes cost.
+k=control order=AB
+for pass in $control_passes; do
+	for st in baseline patched; do
+		guest_pass "$pass"
+	done
+done
+
+npts=$(printf '%s\n' $points | wc -l)
+mkdir -p "$out/ref"
+rc=0
+ref_rows || rc=1
+ktap_result "$rc" reference_rows
+
+# The checks that timing noise cannot move.
+rows=$(($(wc -l < "$out/samples.csv") - 1))
+rc=0
+[ "$rows" = $((pairs * 2 * npts)) ] || { echo "# $rows samples, not $((pairs * 2 * npts))"; rc=1; }
+rows=$(($(wc -l < "$out/probes.csv") - 1))
+[ "$rows" = $((2 * npts)) ] || { echo "# $rows samples with the probes, not $((2 * npts))"; rc=1; }
+nrtt=$(printf '%s\n' $rtts | wc -l)
+rows=$(($(wc -l < "$out/rtt.csv") - 1))
+[ "$rows" = $((pairs * 2 * nrtt)) ] || { echo "# $rows ping-pongs, not $((pairs * 2 * nrtt))"; rc=1; }
+csvs=$(for pass in $passes; do echo "$out/$(csv_of "$pass")"; done)
+# shellcheck disable=SC2086 # the files, as words
+bad=$(awk -F, 'FNR > 1 && ($14 != "ok" || $12 != 0)' $csvs | wc -l)
+[ "$bad" = 0 ] || { echo "# $bad points lost or corrupted bytes"; rc=1; }
+ktap_result "$rc" every_byte_verified
+# No probe while timing or counting instructions: each guest said how
+# many it carried, and only the control's rows have counts.
+rc=0
+bad=$(awk -F, 'NR > 1 && (($4 ~ /^probes/) != ($5 > 0)) { print $1 "-" $3 "-" $4 }' \
+	"$out/guests.csv" | tr '\n' ' ')
+[ -z "$bad" ] || { echo "# guests with probes where none belong, or none where they do: $bad"; rc=1; }
+rows=$(($(wc -l < "$out/guests.csv") - 1))
+[ "$rows" = "$nruns" ] || { echo "# $rows guests said what they carried, not $nruns"; rc=1; }
+for pass in $passes; do
+	bad=$(awk -F, -v p="$pass" 'NR > 1 && (($15 != "") != (p ~ /^probes/))' \
+		"$out/$(csv_of "$pass")" | wc -l)
+	[ "$bad" = 0 ] || { echo "# $pass: $bad points whose counts belong to no probe pass"; rc=1; }
+done
+ktap_result "$rc" timed_without_probes
+# The plugin saw every point: instructions on both vCPUs between its marks.
+if [ -n "$plugin" ]; then
+	rc=0
+	rows=$(($(wc -l < "$out/insn.csv") - 1))
+	[ "$rows" = $((pairs * 2 * npts)) ] || { echo "# $rows points counted, not $((pairs * 2 * npts))"; rc=1; }
+	rows=$(($(wc -l < "$out/probes-insn.csv") - 1))
+	[ "$rows" = $((2 * npts)) ] || { echo "# $rows points counted with the probes, not $((2 * npts))"; rc=1; }
+	bad=$(awk -F, 'FNR > 1 && !($21 > 0 && $22 > 0)' "$out/insn.csv" "$out/probes-insn.csv" | wc -l)
+	[ "$bad" = 0 ] || { echo "# $bad points without instruction counts (plugin log: pair-*-insn/insn.log)"; rc=1; }
+	ktap_result "$rc" instructions_counted
+else
+	ktap_result "$KSFT_SKIP" instructions_counted "no instructions pass: $noinsn"
+fi
+# The RX worker's CPU cycles (perf, rx -C): counted at every point of the
+# timed sweep where the guest has a cycles counter (KVM with a PMU), else
+# the guest's reason.
+rc=0
+counted=$(awk -F, 'NR > 1 && $20 != ""' "$out/samples.csv" | wc -l)
+if [ "$counted" = 0 ]; then
+	why=$(cat "$out"/pair-*/bench_rx/results.log 2>/dev/null | tr -d '\r' |
+		sed -n 's/^RXKIT: bench-cycles none //p' | sort -u | head -n 1)
+	ktap_result "$KSFT_SKIP" cycles_counted "the guest has no cycles counter (accelerator $accel): ${why:-no reason given}"
+else
+	bad=$(awk -F, 'NR > 1 && !($20 > 0)' "$out/samples.csv" | wc -l)
+	[ "$bad" = 0 ] || { echo "# $bad points of the timed sweep without cycles where others have them"; rc=1; }
+	ktap_result "$rc" cycles_counted
+fi
+# Per received RW packet at 64-byte writes into a 64 KiB recv(), each
+# state's counts in the control's probes pass: about one lock and one
+# lookup a packet on the baseline, at most half of one on the patched
+# kernel (batches of up to 64).
+lock_b=$(per_packet baseline 16)
+lookup_b=$(per_packet baseline 17)
+lock_p=$(per_packet patched 16)
+lookup_p=$(per_packet patched 17)
+echo "# 64B into 64K, a packet: baseline $lock_b locks, $lookup_b lookups; patched $lock_p locks, $lookup_p lookups"
+rc=0
+awk -v l="$lock_b" -v u="$lookup_b" 'BEGIN { exit !(l >= 0.8 && u >= 0.8) }' ||
+	{ echo "# the baseline does not take a lock and a lookup a packet: the counters are wrong"; rc=1; }
+ktap_result "$rc" baseline_one_lock_a_packet
+rc=0
+awk -v l="$lock_p" -v u="$lookup_p" 'BEGIN { exit !(l >= 0 && l <= 0.5 && u >= 0 && u <= 0.5) }' ||
+	{ echo "# the patched kernel does not batch: $lock_p locks, $lookup_p lookups a packet"; rc=1; }
+ktap_result "$rc" patched_batches
+# The tables of the samples (OUT/report.md), the change and its CI from
+# rxkit-stats: the report of every run, the smoke run's included.
+rc=0
+"$RXKIT_TOP/bench/report" "$out" > "$out/report.log" 2>&1 || rc=1
+grep -q '^| 64K | baseline | ' "$out/report.md" 2>/dev/null ||
+	{ echo "# no counter table in $out/report.md:"; sed 's/^/#   /' "$out/report.log"; rc=1; }
+[ -s "$out/plot.png" ] || { echo "# no plot: $(grep '^No plot' "$out/report.md")"; rc=1; }
+ktap_result "$rc" report
+echo "# samples: $out/samples.csv; tables: $out/report.md"
+# A full run's results beside the kit (bench/TARGET/DATE-BACKEND/): the
+# samples, tables, plot and environment, not the guests' artefacts.
+if [ -n "$keep" ]; then
+	mkdir -p "$keep"
+	# shellcheck disable=SC2086 # the files, as words
+	cp "$out/environment" $csvs "$out/rtt.csv" "$out/guests.csv" \
+		"$out/ref.csv" "$out/report.md" "$out/plot.png" "$out/plot.dat" "$keep/"
+	echo "# results: $keep"
+fi
+ktap_finish
+[ "$ktap_fail" = 0 ]

@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh disable=SC2034,SC2154 # sets virtio_run's kernel, initrd, art; reads the suite's
+# The sweep of bench/bench.sh, after bench/lib/bench.sh: one guest of a
+# pass (guest_pass), the senders and pingers of its sweep, its samples, the
+# reference rows, the counters per packet.  They read the suite's settings
+# (target, out, points, rtts, plugin, passes) and the run's (run, art,
+# art_tools; k, order, st, pass: the pair, its order, the state and the
+# pass of the guest running).
+
+# guest_pass PASS: one guest of state $st for PASS (plain, insn, probes,
+# probes-insn: the plugin's passes end in insn), its rows into
+# csv_of PASS, its boot id, load and probes into guests.csv, a KTAP line.
+guest_pass()
+{
+	local t0 secs rc=0 insn_log= load
+	kernel="$(bench_o "$st")/arch/x86/boot/bzImage"
+	initrd="$out/$st$(pass_suffix "$1")/initrd.cpio.gz"
+	art="$out/pair-$k-$st$(pass_suffix "$1")"
+	pass=$1
+	mkdir -p "$art"
+	t0=$(date +%s)
+	read -r load _ < /proc/loadavg
+	VIRTIO_QEMU_ARGS=
+	case "$1" in
+	*insn)
+		insn_log=$art/insn.log
+		rm -f "$art/insn.fifo"
+		mkfifo "$art/insn.fifo"
+		VIRTIO_QEMU_ARGS="-plugin $plugin,fifo=$art/insn.fifo,out=$insn_log" ;;
+	esac
+	if [ "$backend" = vhost-user ]; then
+		virtio_run bench_rx '' send_points || rc=$?
+	else
+		nested_sweep || rc=$?
+	fi
+	[ -z "$insn_log" ] || exec 9>&-
+	secs=$(($(date +%s) - t0))
+	samples "$k" "$order" "$st" "$art/bench_rx" "$(csv_of "$1")" "$insn_log"
+	tr -d '\r' < "$art/bench_rx/results.log" 2>/dev/null | awk -v pfx="$k,$order,$st,$1" \
+		-v load="$load" -v secs="$secs" '
+		$2 == "bench-probes" { probes = $3 }
+		$2 == "bench-guest" { split($3, b, "="); split($4, l, "=")
+			id = b[2]; gl = l[2]; gsub(/,/, "/", gl) }
+		END { printf "%s,%s,%s,%s,%s,%s\n", pfx, probes, id, gl, load, secs }' \
+		>> "$out/guests.csv"
+	done_runs=$((done_runs + 1))
+	echo "# pair $k ($order) $st, $1: $(grep -c "^$k,$order,$st," "$out/$(csv_of "$1")") points in $secs s; $((nruns - done_runs)) runs left"
+	ktap_result "$rc" "pair_${k}_${st}$(pass_suffix "$1" | tr - _)"
+}
+
+# send_points DIR: the host side of one guest's sweep, point after point
+# (each sender waits for its receiver: -R), then, in the plain pass alone,
+# the ping-pongs; in the instructions passes ($pass *insn) the plugin's
+# marks around each point.
+send_points()
+{
+	local i=0 p size bytes recv marks=
+	# The marks' FIFO read-write: never blocks, whether QEMU reads or not.
+	case "$pass" in *insn) exec 9<>"$art/insn.fifo"; marks=1 ;; esac
+	for p in $points; do
+		IFS=: read -r size bytes recv <<-EOF
+		$p
+		EOF
+		[ -z "$marks" ] || echo "begin $i" >&9
+		"$art_tools/rxkit-bench" tx -t 600 -R 300 -w "$size" -n "$bytes" \
+			"vhu:$run/vm.vsock:$((PORT + i))" >> "$1/host.log" 2>&1 ||
+			{ echo "# point $i: the sender exited $?"; return 1; }
+		[ -z "$marks" ] || echo "end $i" >&9
+		i=$((i + 1))
+	done
+	[ "$pass" = plain ] || return 0
+	i=0
+	for p in $rtts; do
+		"$art_tools/rxkit-bench" ping -t 600 -R 300 -s "${p%%:*}" -n "${p#*:}" \
+			"vhu:$run/vm.vsock:$((RTT_PORT + i))" > "$1/ping-$i.log" 2>&1 ||
+			{ echo "# ping-pong $i: the pinger exited $?"; cat "$1/ping-$i.log"; return 1; }
+		rtt_row "$1/ping-$i.log" || return 1
+		i=$((i + 1))
+	done
+}
+
+# samples PAIR ORDER TREE DIR CSV [INSN_LOG]: the guest's "RXKIT: bench"
+# lines as rows of $out/CSV, with the instructions of the RX worker's and
+# the reader's vCPUs between the receiver's marks around its receive loop
+# (gbegin/gend I), then between the host's around the sender (begin/end
+# I: the guest's work between points too); from the plugin's INSN_LOG,
+# without one empty.
+samples()
+{
+	tr -d '\r' < "$4/results.log" | awk -v pair="$1" -v order="$2" -v tree="$3" \
+		-v w="vcpu1" -v r="vcpu0" -v insn="${6:-}" '
+		BEGIN {
+			while (insn != "" && (getline l < insn) > 0) {
+				n = split(l, f, " ")
+				for (k = 3; k <= n; k++) { split(f[k], kv, "="); c[f[1], f[2], kv[1]] = kv[2] }
+			}
+		}
+		function delta(b, e, i, cpu) {
+			if (!((b, i, cpu) in c) || !((e, i, cpu) in c)) return ""
+			return c[e, i, cpu] - c[b, i, cpu]
+		}
+		$1 == "RXKIT:" && $2 == "bench" {
+			row = pair "," order "," tree "," $3
+			for (i = 4; i <= NF; i++) { split($i, f, "="); row = row "," f[2] }
+			print row "," delta("gbegin", "gend", $3, w) "," delta("gbegin", "gend", $3, r) \
+				"," delta("begin", "end", $3, w) "," delta("begin", "end", $3, r)
+		}' >> "$out/$5"
+}
+
+# The reference rows: the same tools over a Unix socket on this host, and
+# over the loopback transport inside a guest of the patched kernel (no
+# device): what they reach where the series is not in the path.
+ref_rows()
+{
+	local i=0 p size bytes recv pid rc=0
+	echo "kind,point,payload,recv,bytes,seconds,gbps,mibps,recv_calls,errors,first_bad,result" \
+		> "$out/ref.csv"
+	for p in $points; do
+		IFS=: read -r size bytes recv <<-EOF
+		$p
+		EOF
+		rm -f "$run/ref.sock"
+		"$art_tools/rxkit-bench" rx -t 600 -r "$recv" -L 1 -n "$bytes" "unix:$run/ref.sock" \
+			> "$out/ref/unix-$i.log" 2>&1 &
+		pid=$!
+		"$art_tools/rxkit-bench" tx -t 600 -R 30 -w "$size" -n "$bytes" "unix:$run/ref.sock" \
+			>> "$out/ref/unix-$i.log" 2>&1 || rc=1
+		wait "$pid" || rc=1
+		sed -n 's/^rxkit-bench: rx //p' "$out/ref/unix-$i.log" | awk -v pfx="unix-host,$i,$size,$recv" '{
+			row = pfx; for (f = 1; f <= NF; f++) { split($f, v, "="); row = row "," v[2] }
+			print row }' >> "$out/ref.csv"
+		i=$((i + 1))
+	done
+	kernel="$(bench_o patched)/arch/x86/boot/bzImage"
+	initrd="$out/patched/initrd.cpio.gz"
+	art="$out/ref"
+	# No device in use: the loopback transport (a vhost-user daemon
+	# beside it, or, with the kernel's vhost-vsock, none).
+	if [ "$backend" = vhost-user ]; then
+		virtio_run bench_ref || rc=1
+	else
+		guest_run -j "$VIRTIO_JOB_SECS" "$art/bench_ref" "$kernel" "$initrd" bench_ref "$accel" || rc=1
+	fi
+	tr -d '\r' < "$art/bench_ref/results.log" | awk '$1 == "RXKIT:" && $2 == "bench-ref" {
+		row = "loopback-guest," $3
+		for (i = 4; i <= NF; i++) { split($i, f, "="); row = row "," f[2] }
+		print row }' >> "$out/ref.csv"
+	[ "$(grep -c '^unix-host,.*,ok$' "$out/ref.csv")" = "$npts" ] ||
+		{ echo "# the Unix-socket reference did not verify every point"; rc=1; }
+	[ "$(grep -c '^loopback-guest,.*,ok$' "$out/ref.csv")" = "$npts" ] ||
+		{ echo "# the loopback reference did not verify every point"; rc=1; }
+	return "$rc"
+}
+
+# per_packet TREE COLUMN: COLUMN's count over the RW packets' in the
+# control's probes pass (-1: none).
+per_packet()
+{
+	awk -F, -v t="$1" -v c="$2" 'NR > 1 && $3 == t && $5 == 64 && $6 == "64K" {
+		n += $15; v += $(c) } END { printf "%.3f\n", n ? v / n : -1 }' "$out/probes.csv"
+}
