@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vsock-rxkit: the two commands of the README and the stages behind them.
-# The stages and what each waits for are ci/stage-table's rows (made into
-# ci/stages.gen.mk by ci/stagegen); the targets here are sets of them.  make -n check prints the plan.
+# The stages and what each waits for are pipeline/stage-table's rows (made into
+# pipeline/stages.gen.mk by pipeline/stagegen); the targets here are sets of them.  make -n check prints the plan.
 
 TARGET ?= 7.3
 export RXKIT_TARGET := $(TARGET)
@@ -9,17 +9,17 @@ RXKIT_OUT ?= $(CURDIR)/out
 export RXKIT_OUT
 # Stages side by side: a build beside a TCG guest keeps two cores busy.
 JOBS ?= 2
-# The tier whose stages ci/stage-table lists: run, check or check-full.
+# The tier whose stages pipeline/stage-table lists: run, check or check-full.
 TIER ?= check
 KNOWN := $(patsubst series/%/base,%,$(wildcard series/*/base))
 ifeq ($(filter $(TARGET),$(KNOWN)),)
 $(error TARGET=$(TARGET) is not one of: $(KNOWN))
 endif
 
-include ci/stages.gen.mk
+include pipeline/stages.gen.mk
 
 # The groups (make GROUP: those stages alone, fresh records, their
-# prerequisites only when these have none) are ci/stage-table's.
+# prerequisites only when these have none) are pipeline/stage-table's.
 ONE := $(GROUPS)
 one = $(group.$(1).$(TARGET))
 
@@ -34,12 +34,12 @@ help:
 	@echo 'make check-full  make check plus the debug flavour, the kernels and guest suites of'
 	@echo '                 every other target, the loaded nested suites, the -dbg and clean-root builds'
 	@echo 'make plan        the plan: every stage, what it needs and waits for, its last duration'
-	@echo 'make pipeline    the check-full graph as the GitLab pipeline (.gitlab-ci.yml, ci/gitlab),'
+	@echo 'make pipeline    the check-full graph as the GitLab pipeline (.gitlab-ci.yml, pipeline/gitlab),'
 	@echo '                 run here by gitlab-ci-local: its estimate first, then every job'
 	@echo '                 (hours on 2 cores; PIPELINE_JOBS="JOB...": those jobs alone)'
 	@echo 'make mail        the kit'"'"'s fix and its selftest as a series for netdev, in'
 	@echo '                 out/$(TARGET)/mail/ (ci/mail; never sent; RXKIT_MAINTAINER the sender)'
-	@echo 'make GROUP       the stages of GROUP alone (ci/stage-table; make -n GROUP lists them):'
+	@echo 'make GROUP       the stages of GROUP alone (pipeline/stage-table; make -n GROUP lists them):'
 	@$(foreach g,$(GROUPS),printf '  %-14s %s\n' '$(g)' '$(subst ','"'"',$(group-help.$(g)))';)
 	@echo 'TARGET=$(TARGET) ($(KNOWN)), JOBS=$(JOBS), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
 	@echo 'RXKIT_CHECK_TARGETS="6.1 6.12 6.18" (default: all; none): the other targets of make check'
@@ -54,40 +54,40 @@ deps:
 # cache it started the other targets' fetches and the roots first).
 stages: $(STAGES:%=$(R)/%.json)
 
-# The stages of no tier that a GitLab schedule runs (ci/stage-table:
-# Schedule): ci/gitlab's graph has them too.
+# The stages of no tier that a GitLab schedule runs (pipeline/stage-table:
+# Schedule): pipeline/gitlab's graph has them too.
 scheduled: $(SCHEDULED:%=$(R)/%.json)
 
 run check check-full: deps
-	$(if $(KEEP),tests/check --prune $(R),rm -rf $(R))
+	$(if $(KEEP),pipeline/check --prune $(R),rm -rf $(R))
 	@mkdir -p $(R) && touch $(R)/.started
 	+@$(MAKE) --no-print-directory -k -j$(JOBS) TIER=$@ $(R)/prepare-$(TARGET).json
 	+@$(MAKE) --no-print-directory -k -j$(JOBS) TIER=$@ stages
-	@tests/check --since $(R)/.started $(R)
+	@pipeline/check --since $(R)/.started $(R)
 
 $(ONE): deps
-	@[ -n "$(strip $(call one,$@))" ] || { echo "make: error: group $@ has no stage for TARGET=$(TARGET) (ci/stage-table: When); run: make help" >&2; exit 2; }
+	@[ -n "$(strip $(call one,$@))" ] || { echo "make: error: group $@ has no stage for TARGET=$(TARGET) (pipeline/stage-table: When); run: make help" >&2; exit 2; }
 	$(group-before.$@)
 	rm -f $(patsubst %,$(R)/%.json,$(call one,$@))
 	@mkdir -p $(R) && touch $(R)/.started
 	+@$(MAKE) --no-print-directory -k -j$(JOBS) $(group-full.$@) STAGES='$(strip $(call one,$@))' $(patsubst %,$(R)/%.json,$(call one,$@))
-	@tests/check --since $(R)/.started $(R)
+	@pipeline/check --since $(R)/.started $(R)
 
 # The plan of a tier as a table, without running anything.
 plan:
-	@$(MAKE) --no-print-directory -n -B TIER=$(TIER) stages | tests/check --plan
+	@$(MAKE) --no-print-directory -n -B TIER=$(TIER) stages | pipeline/check --plan
 
-# The GitLab pipeline (ci/gitlab writes .gitlab-ci.yml from the graph of
+# The GitLab pipeline (pipeline/gitlab writes .gitlab-ci.yml from the graph of
 # check-full) on this machine through gitlab-ci-local's shell executor,
 # JOBS jobs at a time: the plan and the wall-time estimate first, the
 # report of the records last (gitlab-ci-local's exit is not the verdict).
 pipeline: deps
-	ci/gitlab --check
-	ci/gitlab --estimate
+	pipeline/gitlab --check
+	pipeline/gitlab --estimate
 	rm -f $(if $(PIPELINE_JOBS),$(PIPELINE_JOBS:%=$(R)/%.json),$(R)/*.json)
 	@mkdir -p $(R) && touch $(R)/.started
 	-ci/gitlab --run --concurrency $(JOBS) $(PIPELINE_JOBS)
-	@tests/check --since $(R)/.started $(R)
+	@pipeline/check --since $(R)/.started $(R)
 
 # The kit's own fix and its selftest as a patch series for netdev, checked
 # and ready for git send-email; nothing is sent.

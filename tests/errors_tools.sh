@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # tests/errors_tools.sh: the kit's checking tools find what they are there
-# to find: the A/B verdict a regression, ci/summary stale results, the
+# to find: the A/B verdict a regression, pipeline/summary stale results, the
 # commands check an unpackaged command, the clean-root test the package a
-# failed stage lacked, ci/gitlab a pipeline that is not the stage graph,
+# failed stage lacked, pipeline/gitlab a pipeline that is not the stage graph,
 # tests/mkbpftests a kernel it cannot build the BPF selftests for, ci/repo
 # a flavour it has no packages of (and one format alone).  Each runs on
 # self-made input in a private folder; KTAP on stdout.
@@ -15,12 +15,12 @@ PROG=errors_tools
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="ab_regression sockmap_known_defects summary_stale commands_unpackaged cleanroot_scan pipeline_refused bpftests_refused repo_flavour cloud_tree_refused"
-readonly TEST_DESCS="tests/ab-verdict fails regressions, a missing suite and a pair of two backends, names known defects apart, passes identical results:\
+readonly TEST_DESCS="pipeline/ab-verdict fails regressions, a missing suite and a pair of two backends, names known defects apart, passes identical results:\
 a sockmap case failing as a listed defect is XFAIL on the trees listed only, a stale entry refused:\
-ci/summary fails results older than the kernel they claim, naming the suite to rerun:\
+pipeline/summary fails results older than the kernel they claim, naming the suite to rerun:\
 tests/commands.sh fails a script running a command ci/deps does not install, naming its package:\
 tests/cleanroot.sh --scan names the Debian package of each command a log says was not found:\
-ci/gitlab refuses a stale .gitlab-ci.yml, a stage map out of order and a need naming no job:\
+pipeline/gitlab refuses a stale .gitlab-ci.yml, a stage map out of order and a need naming no job:\
 tests/mkbpftests refuses a vmlinux without BTF and a tree no case of the BPF selftests applies to:\
 ci/repo --flavour refuses an unknown or unpackaged flavour and gives one of .deb packages alone a signed apt repository, no dnf one:\
 tests/packages_boot.sh names the cloud A/B's other side debian: --tree baseline, and --tree debian of the guest flavour, are refused with the command to run"
@@ -30,8 +30,8 @@ usage()
 	cat <<USAGE
 usage: tests/errors_tools.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
-Error-path tests of the A/B verdict, ci/summary, tests/commands.sh,
-tests/cleanroot.sh, ci/gitlab, tests/mkbpftests and ci/repo (TARGET,
+Error-path tests of the A/B verdict, pipeline/summary, tests/commands.sh,
+tests/cleanroot.sh, pipeline/gitlab, tests/mkbpftests and ci/repo (TARGET,
 default $RXKIT_TARGET: the kernel summary_stale dates results against).
 
 -l       list the tests with what each checks
@@ -41,7 +41,7 @@ USAGE
 }
 errors_setup "$@"
 
-# tests/ab-verdict: a case that passes on baseline and fails, skips or is
+# pipeline/ab-verdict: a case that passes on baseline and fails, skips or is
 # missing patched is a regression, but for a listed known defect's (xfail:
 # named, not counted); a suite without patched results, or whose trees ran
 # on different backends, fails; identical results pass.
@@ -51,10 +51,10 @@ test_ab_regression()
 	mkdir -p "$a/baseline/s" "$a/patched/s"
 	ab_json "$a/baseline/s/results.json" '"status": "pass"' '"status": "pass"'
 	cp "$a/baseline/s/results.json" "$a/patched/s/results.json"
-	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 ||
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/pipeline/ab-verdict" 7.3 > "$work/ab.out" 2>&1 ||
 		{ sed 's/^/#   /' "$work/ab.out"; echo "# identical results: not a pass"; return "$KSFT_FAIL"; }
 	ab_json "$a/patched/s/results.json" '"status": "skip", "reason": "now"' '"status": "fail"'
-	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/pipeline/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
 	sed 's/^/#   /' "$work/ab.out"
 	[ "$rc" = 1 ] &&
 	grep -q "^REGRESSION s/job: 'case one' passes on baseline" "$work/ab.out" &&
@@ -65,7 +65,7 @@ test_ab_regression()
 	# the other case still is.
 	ab_json "$a/patched/s/results.json" '"status": "xfail", "reason": "listed"' '"status": "fail"'
 	rc=0
-	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/pipeline/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
 	sed 's/^/#   /' "$work/ab.out"
 	[ "$rc" = 1 ] &&
 	grep -q "^KNOWN REGRESSION s/job: 'case one' passes on baseline, fails on patched as listed: listed$" "$work/ab.out" &&
@@ -74,20 +74,20 @@ test_ab_regression()
 		{ echo "# a known regression not named apart (exit $rc)"; return "$KSFT_FAIL"; }
 	ab_json "$a/patched/s/results.json" '"status": "xfail", "reason": "listed [baseline,patched]"' '"status": "pass"'
 	rc=0
-	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/pipeline/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
 	sed 's/^/#   /' "$work/ab.out"
 	[ "$rc" = 0 ] && grep -q "^KNOWN DEFECT s/job: 'case one' .* a defect of both trees: listed \[baseline,patched\]$" "$work/ab.out" ||
 		{ echo "# a known defect of both trees not named so, or it failed the verdict (exit $rc)"; return "$KSFT_FAIL"; }
 	# The same results from two backends are no A/B pair.
 	sed 's/^{"suite": "s", /{"suite": "s", "backend": "nested", /' "$a/baseline/s/results.json" > "$a/patched/s/results.json"
 	rc=0
-	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/pipeline/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
 	sed 's/^/#   /' "$work/ab.out"
 	[ "$rc" = 1 ] && expect_in "$work/ab.out" '^MISMATCH s: the baseline kernel ran on , the patched kernel on nested;' \
 		"two backends' results were compared (exit $rc)" || return "$KSFT_FAIL"
 	rm -r "$a/patched/s"
 	rc=0
-	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/pipeline/ab-verdict" 7.3 > "$work/ab.out" 2>&1 || rc=$?
 	sed 's/^/#   /' "$work/ab.out"
 	[ "$rc" = 1 ] && expect_in "$work/ab.out" '^MISSING s:' "a missing patched suite was not a failure (exit $rc)" || return "$KSFT_FAIL"
 	# The cloud flavour's other side is Debian's kernel (--against debian):
@@ -96,13 +96,13 @@ test_ab_regression()
 	ab_json "$a/debian-cloud/s/results.json" '"status": "pass"' '"status": "pass"'
 	ab_json "$a/patched-cloud/s/results.json" '"status": "pass"' '"status": "fail"'
 	rc=0
-	RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" --flavour cloud --against debian 7.3 > "$work/ab.out" 2>&1 || rc=$?
+	RXKIT_OUT="$work/ab" "$RXKIT_TOP/pipeline/ab-verdict" --flavour cloud --against debian 7.3 > "$work/ab.out" 2>&1 || rc=$?
 	sed 's/^/#   /' "$work/ab.out"
 	[ "$rc" = 1 ] && grep -q "^REGRESSION s/job: 'case (two)' passes on debian, not patched$" "$work/ab.out" &&
 	grep -q "^s/job: debian 2 passed, patched 1 passed, 1 regressions$" "$work/ab.out" ||
 		{ echo "# --against debian: not the regression against Debian's kernel (exit $rc)"; return "$KSFT_FAIL"; }
 	expect_fail "$work/ab.err" "^ab-verdict: error: no debian results under .*/debian-bpf: run the suites with --tree debian first" \
-		env RXKIT_OUT="$work/ab" "$RXKIT_TOP/tests/ab-verdict" --flavour bpf --against debian 7.3 || return "$KSFT_FAIL"
+		env RXKIT_OUT="$work/ab" "$RXKIT_TOP/pipeline/ab-verdict" --flavour bpf --against debian 7.3 || return "$KSFT_FAIL"
 }
 
 # tests/lib/known.sh known_defects: a sockmap case failing as a listed
@@ -146,7 +146,7 @@ test_sockmap_known_defects()
 		"an entry that is neither always nor race was not refused (exit $rc)" || return "$KSFT_FAIL"
 }
 
-# ci/summary reports results older than the kernel they claim as stale,
+# pipeline/summary reports results older than the kernel they claim as stale,
 # with the command that reruns their suite, and fails, instead of passing
 # them on.
 test_summary_stale()
@@ -161,8 +161,8 @@ test_summary_stale()
 	printf 'exec tests/vsock_loopback.sh --tree patched %s\n' "$target" \
 		> "$o/$target/patched/loopback/reproducer.sh"
 	touch -r "$b" -d '-1 hour' "$o/$target/patched/loopback/results.json"
-	if RXKIT_OUT="$o" "$RXKIT_TOP/ci/summary" "$target" > "$work/summary.out" 2>&1; then
-		echo "# ci/summary passed stale results"
+	if RXKIT_OUT="$o" "$RXKIT_TOP/pipeline/summary" "$target" > "$work/summary.out" 2>&1; then
+		echo "# pipeline/summary passed stale results"
 		return "$KSFT_FAIL"
 	fi
 	grep -q '^  loopback: stale: results older than the patched kernel (rerun its suite: tests/vsock_loopback.sh ' "$work/summary.out" ||
@@ -243,16 +243,16 @@ LOG
 	[ "$(wc -l < "$work/scan.out")" = 7 ] || { echo "# expected 7 missing packages"; return "$KSFT_FAIL"; }
 }
 
-# ci/gitlab refuses a .gitlab-ci.yml that is not what it writes (a job
+# pipeline/gitlab refuses a .gitlab-ci.yml that is not what it writes (a job
 # gone), a stage map that puts a stage before one it needs, and (through
 # gitlab-ci-local, when ci/deps installed it) a need that names no job.
 test_pipeline_refused()
 {
-	local g="$RXKIT_TOP/ci/gitlab" y="$work/gitlab-ci.yml"
+	local g="$RXKIT_TOP/pipeline/gitlab" y="$work/gitlab-ci.yml"
 	awk '/^results-table:/ { skip = 1 } /^$/ { skip = 0 } !skip' "$RXKIT_TOP/.gitlab-ci.yml" > "$y"
-	expect_fail "$work/stale.err" "^gitlab: error: $y is stale: .*run ci/gitlab" \
+	expect_fail "$work/stale.err" "^gitlab: error: $y is stale: .*run pipeline/gitlab" \
 		"$g" --check "$y" || return "$KSFT_FAIL"
-	"$RXKIT_TOP/ci/stagegen" --gitlab-stages | sed 's/^\(ab-verdict-[0-9.]*\) verdict /\1 fetch /' > "$work/stages"
+	"$RXKIT_TOP/pipeline/stagegen" --gitlab-stages | sed 's/^\(ab-verdict-[0-9.]*\) verdict /\1 fetch /' > "$work/stages"
 	expect_fail "$work/order.err" "^gitlab: error: stage ab-verdict-[0-9.]+ \(GitLab stage fetch\) needs build-[0-9.]+-patched of the later GitLab stage build$" \
 		env RXKIT_GITLAB_STAGES="$work/stages" "$g" --output "$work/order.yml" || return "$KSFT_FAIL"
 	[ ! -e "$work/order.yml" ] || { echo "# a refused graph left $work/order.yml"; return "$KSFT_FAIL"; }

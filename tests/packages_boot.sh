@@ -58,7 +58,7 @@ from ci/repo --flavour cloud, in the image of the Debian release of
 series/TARGET/debian-kernel; with --tree debian, Debian's own kernel
 pinned there (ci/debian-kernel) instead, the same way: the other side of
 the cloud flavour's A/B.  Artefacts:
-\$RXKIT_OUT/TARGET/TREE-cloud/boot/ (tests/ab-verdict --flavour cloud).
+\$RXKIT_OUT/TARGET/TREE-cloud/boot/ (pipeline/ab-verdict --flavour cloud).
 Limit: vm of tests/data/limits.
 USAGE
 }
@@ -121,7 +121,7 @@ if [ "$bflavour" = guest ]; then
 	uapi=$o
 	accel=$(pick_accel "$kernel" "$(ensure_initramfs "$(src_root "$target")/patched" "$o")" "$art/accel-probe")
 else
-	# The cloud flavour: tests/ab-verdict's folders (TREE-cloud/boot).
+	# The cloud flavour: pipeline/ab-verdict's folders (TREE-cloud/boot).
 	art="$(out_dir "$target")/$btree-cloud/boot"
 	rm -rf "$art"
 	if [ "$btree" = patched ]; then

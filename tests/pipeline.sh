@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# tests/pipeline.sh: the GitLab CI view of the stage graph (ci/gitlab).
-# .gitlab-ci.yml is what ci/gitlab writes from ci/stage-table now;
+# tests/pipeline.sh: the GitLab CI view of the stage graph (pipeline/gitlab).
+# .gitlab-ci.yml is what pipeline/gitlab writes from pipeline/stage-table now;
 # gitlab-ci-local resolves it (every job, every need) and it has the
 # graph's stages, one fetch job a target; a job's script exits 1 on a
 # failed stage and 4 on a skipped one; the JUnit report and the results
@@ -16,10 +16,10 @@ PROG=pipeline
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="generated_current definition_resolves stage_exit stage_cpu junit_table job_runs"
-readonly TEST_DESCS=".gitlab-ci.yml is what ci/gitlab writes from ci/stage-table now:\
+readonly TEST_DESCS=".gitlab-ci.yml is what pipeline/gitlab writes from pipeline/stage-table now:\
 gitlab-ci-local resolves every job and need, the jobs the table's stages, one fetch job a target:\
-a job's script (ci/stage --exit) exits 1 on a failed stage, 4 on a skipped one, 0 on a pass:\
-a stage record counts the CPU time of the command's processes, not the seconds it slept (tests/results cpu):\
+a job's script (pipeline/stage --exit) exits 1 on a failed stage, 4 on a skipped one, 0 on a pass:\
+a stage record counts the CPU time of the command's processes, not the seconds it slept (pipeline/results cpu):\
 the JUnit report of a stage record (a testcase a case, its diagnostics the failure) and the results table say what the records say:\
 one job (RXKIT_PIPELINE_JOB) runs in gitlab-ci-local's shell executor, its record passed and its JUnit report made"
 # A job of seconds that reads the tree only (its record goes to a folder
@@ -31,7 +31,7 @@ usage()
 	cat <<USAGE
 usage: tests/pipeline.sh [-l] [-t NAME]... [-T NAME]...
 
-The GitLab pipeline of the kit (.gitlab-ci.yml, written by ci/gitlab).
+The GitLab pipeline of the kit (.gitlab-ci.yml, written by pipeline/gitlab).
 job_runs runs job $JOB (RXKIT_PIPELINE_JOB) with gitlab-ci-local.
 
 $(test_usage)
@@ -49,7 +49,7 @@ need_gcl()
 	return "$KSFT_SKIP"
 }
 
-# The committed file is what ci/gitlab writes from the graph now.
+# The committed file is what pipeline/gitlab writes from the graph now.
 test_generated_current()
 {
 	ci_gitlab --check > "$work/check.log" 2>&1 && return "$KSFT_PASS"
@@ -58,7 +58,7 @@ test_generated_current()
 }
 
 # gitlab-ci-local parses it (the include, every job, every need) and its
-# jobs are the stages of ci/stage-table, with one fetch job a target.
+# jobs are the stages of pipeline/stage-table, with one fetch job a target.
 test_definition_resolves()
 {
 	need_gcl || return
@@ -70,7 +70,7 @@ test_definition_resolves()
 	return "$KSFT_FAIL"
 }
 
-# A job's script is ci/stage --exit: the engine sees 1 for a failed stage,
+# A job's script is pipeline/stage --exit: the engine sees 1 for a failed stage,
 # 4 (allowed, a warning) for a skipped one, 0 for a pass.
 test_stage_exit()
 {
@@ -78,9 +78,9 @@ test_stage_exit()
 	for want in 1:fail:false 4:skip:-- 0:pass:true; do
 		rc=0
 		case "$want" in
-		*:--) RXKIT_RESULTS="$r" "$RXKIT_TOP/ci/stage" --exit s-skip s-fail -- true \
+		*:--) RXKIT_RESULTS="$r" "$RXKIT_TOP/pipeline/stage" --exit s-skip s-fail -- true \
 			> /dev/null 2>&1 || rc=$? ;;
-		*) RXKIT_RESULTS="$r" "$RXKIT_TOP/ci/stage" --exit "s-${want#*:}" -- "${want##*:}" \
+		*) RXKIT_RESULTS="$r" "$RXKIT_TOP/pipeline/stage" --exit "s-${want#*:}" -- "${want##*:}" \
 			> /dev/null 2>&1 || rc=$? ;;
 		esac
 		[ "$rc" = "${want%%:*}" ] ||
@@ -91,21 +91,21 @@ test_stage_exit()
 
 # The CPU-seconds of a stage record: a command that keeps a core busy in
 # a child of a child for 2 s counts about 2, one that sleeps 2 s counts
-# none; tests/results cpu ranks them.
+# none; pipeline/results cpu ranks them.
 test_stage_cpu()
 {
 	local r="$work/cpu" busy idle
-	RXKIT_RESULTS="$r" "$RXKIT_TOP/ci/stage" c-busy -- sh -c \
+	RXKIT_RESULTS="$r" "$RXKIT_TOP/pipeline/stage" c-busy -- sh -c \
 		'sh -c "t=\$((\$(date +%s) + 2)); while [ \$(date +%s) -le \$t ]; do :; done"' > /dev/null 2>&1
-	RXKIT_RESULTS="$r" "$RXKIT_TOP/ci/stage" c-idle -- sleep 2 > /dev/null 2>&1
-	busy=$("$RXKIT_TOP/tests/results" get "$r/c-busy.json" cpu_seconds)
-	idle=$("$RXKIT_TOP/tests/results" get "$r/c-idle.json" cpu_seconds)
+	RXKIT_RESULTS="$r" "$RXKIT_TOP/pipeline/stage" c-idle -- sleep 2 > /dev/null 2>&1
+	busy=$("$RXKIT_TOP/pipeline/results" get "$r/c-busy.json" cpu_seconds)
+	idle=$("$RXKIT_TOP/pipeline/results" get "$r/c-idle.json" cpu_seconds)
 	echo "# busy: $busy CPU-s, idle: $idle CPU-s"
 	[ "${busy:-0}" -ge 1 ] && [ "${idle:-1}" = 0 ] || return "$KSFT_FAIL"
-	"$RXKIT_TOP/tests/results" cpu "$r" > "$work/cpu.txt"
+	"$RXKIT_TOP/pipeline/results" cpu "$r" > "$work/cpu.txt"
 	sed 's/^/# /' "$work/cpu.txt"
 	head -n 1 "$work/cpu.txt" | grep -q ' c-busy$' ||
-		{ echo "# tests/results cpu does not rank the busy stage first"; return "$KSFT_FAIL"; }
+		{ echo "# pipeline/results cpu does not rank the busy stage first"; return "$KSFT_FAIL"; }
 }
 
 # junit_cases DIR: a guest suite's failing vsock_test case is a testcase of
@@ -119,10 +119,10 @@ junit_cases()
 	printf 'boot\t0\t7\t\nvm_client\t1\t40\t\n' > "$a/results.tsv"
 	printf '    1..3\n    ok 1 SOCK_STREAM connection reset\n    # POLLERR expected\n    not ok 2 SOCK_SEQPACKET MSG_ZEROCOPY\n    ok 3 SOCK_STREAM MSG_ZEROCOPY # XFAIL listed\n' \
 		> "$a/vm_client/cases.ktap"
-	"$RXKIT_TOP/tests/results" suite "$a" --suite s --target 7.3 --tree patched
+	"$RXKIT_TOP/pipeline/results" suite "$a" --suite s --target 7.3 --tree patched
 	printf 'TAP version 13\n1..2\nok 1 boot\nnot ok 2 vm_client\n' > "$1/s2.log"
-	"$RXKIT_TOP/tests/results" record s2 1 50 "$1/s2.log" --results "$a/results.json" > "$1/s2.json"
-	"$RXKIT_TOP/tests/results" junit "$1/s2.json" > "$1/s2.xml"
+	"$RXKIT_TOP/pipeline/results" record s2 1 50 "$1/s2.log" --results "$a/results.json" > "$1/s2.json"
+	"$RXKIT_TOP/pipeline/results" junit "$1/s2.json" > "$1/s2.xml"
 	expect_line "$1/s2.xml" '    <testcase classname="s2" name="boot" time="7"></testcase>' &&
 	expect_line "$1/s2.xml" '    <testcase classname="s2.vm_client" name="SOCK_STREAM connection reset"></testcase>' &&
 	expect_line "$1/s2.xml" '    <testcase classname="s2.vm_client" name="SOCK_SEQPACKET MSG_ZEROCOPY"><failure message="POLLERR expected">POLLERR expected</failure></testcase>' &&
@@ -137,8 +137,8 @@ test_junit_table()
 	local r="$work/junit" o="$work/table"
 	mkdir -p "$r" "$o/7.3/patched/s" "$o/7.3/baseline/s"
 	printf 'TAP version 13\n1..3\nok 1 a\nnot ok 2 b\nok 3 c # SKIP no c here\n' > "$r/suite.log"
-	"$RXKIT_TOP/tests/results" record suite 1 5 "$r/suite.log" > "$r/suite.json"
-	"$RXKIT_TOP/tests/results" junit "$r/suite.json" > "$r/suite.xml"
+	"$RXKIT_TOP/pipeline/results" record suite 1 5 "$r/suite.log" > "$r/suite.json"
+	"$RXKIT_TOP/pipeline/results" junit "$r/suite.json" > "$r/suite.xml"
 	expect_line "$r/suite.xml" '  <testsuite name="suite" tests="3" failures="1" skipped="1" time="5">' || return
 	expect_line "$r/suite.xml" '    <testcase classname="suite" name="b"><failure message=""></failure></testcase>' || return
 	expect_line "$r/suite.xml" '    <testcase classname="suite" name="c"><skipped message="no c here"/></testcase>' || return
@@ -147,7 +147,7 @@ test_junit_table()
 		patched pass > "$o/7.3/patched/s/results.json"
 	printf '{"target": "7.3", "tree": "%s", "tests": [{"name": "x", "status": "%s"}]}\n' \
 		baseline fail > "$o/7.3/baseline/s/results.json"
-	"$RXKIT_TOP/tests/results" table "$o" > "$o/table.md"
+	"$RXKIT_TOP/pipeline/results" table "$o" > "$o/table.md"
 	sed 's/^/# /' "$o/table.md"
 	expect_line "$o/table.md" '| target | suite | patched | baseline |' &&
 	expect_line "$o/table.md" '| 7.3 | s | 1/0/0 | 0/1/0 |'
@@ -163,7 +163,7 @@ expect_line()
 }
 
 # Job JOB of .gitlab-ci.yml, run by gitlab-ci-local on this machine's
-# shell (before_script: ci/deps; its ci/stage line; after_script: its
+# shell (before_script: ci/deps; its pipeline/stage line; after_script: its
 # JUnit report): its record passed and its report is JUnit XML naming it.
 # gitlab-ci-local's own exit says too little (a failed job that may fail
 # with another code leaves it 0): the record is the verdict.
@@ -179,8 +179,8 @@ test_job_runs()
 		grep -v 'remote\|origin\|symbolic' "$work/run.log" | tail -n 15 | sed 's/^/#   /'
 		return "$KSFT_FAIL"
 	fi
-	if [ "$("$RXKIT_TOP/tests/results" status "$rec")" != pass ]; then
-		echo "# $JOB did not pass: $("$RXKIT_TOP/tests/results" reason "$rec")"
+	if [ "$("$RXKIT_TOP/pipeline/results" status "$rec")" != pass ]; then
+		echo "# $JOB did not pass: $("$RXKIT_TOP/pipeline/results" reason "$rec")"
 		tail -n 15 "$work/out/check/$JOB.log" | sed 's/^/#   /'
 		return "$KSFT_FAIL"
 	fi
@@ -192,7 +192,7 @@ test_job_runs()
 	return "$KSFT_PASS"
 }
 
-ci_gitlab() { "$RXKIT_TOP/ci/gitlab" "$@"; }
+ci_gitlab() { "$RXKIT_TOP/pipeline/gitlab" "$@"; }
 
 # shellcheck disable=SC2086
 run_tests $TESTS

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# tests/results_format.sh: the kit's results as tests/results writes them:
+# tests/results_format.sh: the kit's results as pipeline/results writes them:
 # a suite's results.json from hostile reasons and case names, and the
 # schemas of results.json and the stage record (tests/data/*.schema.json)
 # accepting what the writers make and refusing each kind of bad record.
@@ -15,7 +15,7 @@ readonly TEST_NAMES="hostile_reasons writers_meet_schema schema_refuses export_r
 readonly TEST_DESCS="reasons and case names with quotes, backslashes, CR, ESC, tabs and bytes that are not UTF-8 come out as valid JSON, each string as it went in:a stage record of a suite's log, of a plain command, of a skip and of a failed output check, and a suite's results.json, meet their schemas:each kind of bad record is refused, naming what is wrong:\
 a run's summary.json and kcidb.json say what its records, results, packages and A/B log say, and pass their checks:\
 the KCIDB check refuses each kind of bad report, naming what is wrong"
-readonly RESULTS_TOOL="$RXKIT_TOP/tests/results"
+readonly RESULTS_TOOL="$RXKIT_TOP/pipeline/results"
 
 usage()
 {

@@ -15,7 +15,7 @@ readonly TEST_NAMES="build cases xfail_whole ab_counts"
 readonly TEST_DESCS="tests/sockmap/check_test builds (-Wall -Werror) with TARGET's kselftest harness:\
 its cases pass, each a subtest (right splits give no violation, among them switches where the next piece begins with the bytes the stream has next and thousands of random ones; loss, repetition, reordering, the wrong side and bytes never written each give their kind's count):\
 tests/lib/known.sh known_defects makes a case XFAIL only when every violation it counted is printed and listed and no other expectation failed, and names how many lines each entry matched:\
-tests/ab-verdict compares a defect of both trees by its count (job logs through known_defects and tests/results to results.json)\: an injected patched-only reordering is a REGRESSION, a small excess INCONCLUSIVE, the same count a KNOWN DEFECT"
+pipeline/ab-verdict compares a defect of both trees by its count (job logs through known_defects and pipeline/results to results.json)\: an injected patched-only reordering is a REGRESSION, a small excess INCONCLUSIVE, the same count a KNOWN DEFECT"
 
 usage()
 {
@@ -94,7 +94,7 @@ tree_results()
 	ktap_from_harness "$3" > "$a/raw.ktap"
 	known_defects "$3" "$a/raw.ktap" "$2" 7.3 ${LIST:+"$LIST"} > "$a/sockmap_loopback/cases.ktap" || true
 	printf 'sockmap_loopback\t0\t1\t\n' > "$a/results.tsv"
-	"$RXKIT_TOP/tests/results" suite "$a" --suite vsock_sockmap.sh --target 7.3 --tree "$2" \
+	"$RXKIT_TOP/pipeline/results" suite "$a" --suite vsock_sockmap.sh --target 7.3 --tree "$2" \
 		--release 7.3.4 --backend loopback --accelerator tcg
 }
 
@@ -109,7 +109,7 @@ ab()
 	job_log "$work/p.log" handoff.skb_verdict.loop "$p" "$@"
 	tree_results "$o" baseline "$work/b.log"
 	tree_results "$o" patched "$work/p.log"
-	RXKIT_OUT="$o" "$RXKIT_TOP/tests/ab-verdict" 7.3 > "$o/ab.out" 2>&1 || rc=$?
+	RXKIT_OUT="$o" "$RXKIT_TOP/pipeline/ab-verdict" 7.3 > "$o/ab.out" 2>&1 || rc=$?
 	if ! grep -Eq "$want" "$o/ab.out"; then
 		echo "# $name: no line matching '$want' (exit $rc):"
 		sed 's/^/#   /' "$o/ab.out"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# tests/stage_table.sh: the stage table (ci/stage-table) and what ci/stagegen
+# tests/stage_table.sh: the stage table (pipeline/stage-table) and what pipeline/stagegen
 # makes of it: the generated files current, a stale one and each kind of
 # bad row refused, every tier's plan the table's stages with rules for all
 # they need, every command a program of the kit, and no second list of
@@ -12,13 +12,13 @@ PROG=stage_table.sh
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="current stale refuses plans full_others commands runners inputs outputs one_list"
-readonly TEST_DESCS="ci/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:a Full-others row runs for make's TARGET and in check-full, and is recorded skipped for another target in check:every stage's command is an executable of the kit:a stage says Runner\: privileged exactly when its command stops without root:every Consumes path is produced by a stage the consumer needs or waits for, and one that is not is named:ci/stage fails a passed stage that lacks a Produces path or wrote where none reaches, and passes one that made its own:no other file lists the stages (more than MAX_NAMES of them)"
+readonly TEST_DESCS="pipeline/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:a Full-others row runs for make's TARGET and in check-full, and is recorded skipped for another target in check:every stage's command is an executable of the kit:a stage says Runner\: privileged exactly when its command stops without root:every Consumes path is produced by a stage the consumer needs or waits for, and one that is not is named:pipeline/stage fails a passed stage that lacks a Produces path or wrote where none reaches, and passes one that made its own:no other file lists the stages (more than MAX_NAMES of them)"
 # A file that names more stages than this restates the table (prose names
 # a few; the old hand-kept lists named over 40).
 readonly MAX_NAMES=16
 # The files that may name every stage: the table, what is generated from
 # it (checked current), the durations keyed by stage and the history.
-readonly MAY_LIST="ci/stage-table ci/stages.gen.mk .gitlab-ci.yml ci/stage-times.ref CHANGELOG"
+readonly MAY_LIST="pipeline/stage-table pipeline/stages.gen.mk .gitlab-ci.yml pipeline/stage-times.ref CHANGELOG"
 
 usage()
 {
@@ -33,22 +33,22 @@ suite_alone "$@"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-stage-table.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
-# kit_copy: what ci/stagegen reads and writes, in $work/kit.
+# kit_copy: what pipeline/stagegen reads and writes, in $work/kit.
 kit_copy()
 {
 	rm -rf "$work/kit"
 	mkdir -p "$work/kit/ci/lib" "$work/kit/doc"
-	cp "$RXKIT_TOP/ci/stagegen" "$RXKIT_TOP/ci/stage-table" "$RXKIT_TOP/ci/stages.gen.mk" "$work/kit/ci/"
-	cp "$RXKIT_TOP/ci/lib/stagetable.py" "$RXKIT_TOP/ci/lib/stagedoc.py" "$work/kit/ci/lib/"
+	cp "$RXKIT_TOP/pipeline/stagegen" "$RXKIT_TOP/pipeline/stage-table" "$RXKIT_TOP/pipeline/stages.gen.mk" "$work/kit/ci/"
+	cp "$RXKIT_TOP/pipeline/lib/stagetable.py" "$RXKIT_TOP/pipeline/lib/stagedoc.py" "$work/kit/ci/lib/"
 	cp "$RXKIT_TOP/doc/pipeline.md" "$work/kit/doc/"
 	cp -r "$RXKIT_TOP/series" "$work/kit/series"
 }
 
 test_current()
 {
-	"$RXKIT_TOP/ci/stagegen" --check 2>&1 | sed 's/^/# /'
-	"$RXKIT_TOP/ci/stagegen" --check 2>/dev/null || return "$KSFT_FAIL"
-	echo "# ci/stages.gen.mk and doc/pipeline.md are current"
+	"$RXKIT_TOP/pipeline/stagegen" --check 2>&1 | sed 's/^/# /'
+	"$RXKIT_TOP/pipeline/stagegen" --check 2>/dev/null || return "$KSFT_FAIL"
+	echo "# pipeline/stages.gen.mk and doc/pipeline.md are current"
 }
 
 # stale_one SED WANT: --check after SED on the table's copy fails naming
@@ -57,8 +57,8 @@ stale_one()
 {
 	local rc=0
 	kit_copy
-	sed -i "$1" "$work/kit/ci/stage-table"
-	"$work/kit/ci/stagegen" --check 2> "$work/err" || rc=$?
+	sed -i "$1" "$work/kit/pipeline/stage-table"
+	"$work/kit/pipeline/stagegen" --check 2> "$work/err" || rc=$?
 	if [ "$rc" != 1 ] || ! grep -q "error: $2 is not what" "$work/err" ||
 	   [ "$(grep -c 'is not what' "$work/err")" != 1 ]; then
 		echo "# after '$1': exit $rc (expected 1, naming $2 alone)"
@@ -71,10 +71,10 @@ stale_one()
 test_stale()
 {
 	local rc="$KSFT_PASS"
-	stale_one 's|^Nice: 15$|Nice: 19|' ci/stages.gen.mk || rc=$KSFT_FAIL
+	stale_one 's|^Nice: 15$|Nice: 19|' pipeline/stages.gen.mk || rc=$KSFT_FAIL
 	stale_one 's|^Does: the slow-reader scenario$|Does: a slower reader|' doc/pipeline.md || rc=$KSFT_FAIL
 	kit_copy
-	"$work/kit/ci/stagegen" --check 2> "$work/err" || { echo "# the copy itself is stale"; rc=$KSFT_FAIL; }
+	"$work/kit/pipeline/stagegen" --check 2> "$work/err" || { echo "# the copy itself is stale"; rc=$KSFT_FAIL; }
 	return "$rc"
 }
 
@@ -84,8 +84,8 @@ refused()
 {
 	local rc=0
 	kit_copy
-	awk "$2" "$RXKIT_TOP/ci/stage-table" > "$work/kit/ci/stage-table"
-	"$work/kit/ci/stagegen" --mk > /dev/null 2> "$work/err" || rc=$?
+	awk "$2" "$RXKIT_TOP/pipeline/stage-table" > "$work/kit/pipeline/stage-table"
+	"$work/kit/pipeline/stagegen" --mk > /dev/null 2> "$work/err" || rc=$?
 	if [ "$rc" != 2 ] || ! grep -q -- "$3" "$work/err"; then
 		echo "# $1: exit $rc (expected 2 and '$3')"
 		sed 's/^/#   /' "$work/err"
@@ -124,7 +124,7 @@ ROWS
 plan_of()
 {
 	MAKEFLAGS= MAKELEVEL= make -s -C "$RXKIT_TOP" -n -B TIER="$1" TARGET="$2" RXKIT_OUT="$work/out" stages |
-		sed -n "s/^ci\/stage --skip '[^']*' \([^ ]*\) -- .*/\1/p; t; s/^ci\/stage \([^ -][^ ]*\) .*/\1/p"
+		sed -n "s/^pipeline\/stage --skip '[^']*' \([^ ]*\) -- .*/\1/p; t; s/^pipeline\/stage \([^ -][^ ]*\) .*/\1/p"
 }
 
 test_plans()
@@ -136,7 +136,7 @@ test_plans()
 				echo "# $tier $t: make -n failed"; sed 's/^/#   /' "$work/err"
 				rc=$KSFT_FAIL; continue
 			fi
-			"$RXKIT_TOP/ci/stagegen" --list "$tier" "$t" | sort > "$work/want"
+			"$RXKIT_TOP/pipeline/stagegen" --list "$tier" "$t" | sort > "$work/want"
 			if ! sort "$work/plan" | diff -u "$work/want" - > "$work/diff"; then
 				echo "# $tier $t: the plan (+) is not the table's stages (-)"
 				sed 's/^/#   /' "$work/diff"; rc=$KSFT_FAIL
@@ -152,7 +152,7 @@ test_plans()
 skipped_in()
 {
 	MAKEFLAGS= MAKELEVEL= make -s -C "$RXKIT_TOP" -n -B TIER="$1" TARGET="$2" RXKIT_OUT="$work/out" stages |
-		sed -n "s/^ci\/stage --skip '[^']*' \([^ ]*\) -- .*/\1/p"
+		sed -n "s/^pipeline\/stage --skip '[^']*' \([^ ]*\) -- .*/\1/p"
 }
 
 # full_others_case TIER TARGET STAGE WANT: STAGE is skipped (WANT=yes) or
@@ -181,18 +181,18 @@ test_full_others()
 }
 
 # The program of each row's Command: the word after env's settings and
-# tests/under-load.
+# pipeline/under-load.
 test_commands()
 {
 	local rc="$KSFT_PASS" p= n=0
 	awk '/^[^ \t]/ { cmd = "" } /^Command:/ { cmd = substr($0, 10) }
 	     /^[ \t]/ && cmd != "" { cmd = cmd " " $0 }
 	     /^$/ && cmd != "" { print cmd; cmd = "" }
-	     END { if (cmd != "") print cmd }' "$RXKIT_TOP/ci/stage-table" | awk '
+	     END { if (cmd != "") print cmd }' "$RXKIT_TOP/pipeline/stage-table" | awk '
 		{
 			n = split($0, w, " ")
 			for (i = 1; i <= n; i++) {
-				if (w[i] == "nice" || w[i] == "env" || w[i] == "tests/under-load") continue
+				if (w[i] == "nice" || w[i] == "env" || w[i] == "pipeline/under-load") continue
 				if (w[i] ~ /^-n$/) { i++; continue }
 				if (w[i] ~ /=/) continue
 				print w[i]; break
@@ -217,10 +217,10 @@ test_runners()
 	     /^[^ \t]/ { f = "" } /^Command:/ { cmd = substr($0, 10); f = "c" }
 	     /^[ \t]/ && f == "c" { cmd = cmd " " $0 }
 	     /^Runner:/ { run = $2 }
-	     END { if (cmd != "") print cmd "\t" (run == "" ? "-" : run) }' "$RXKIT_TOP/ci/stage-table" |
+	     END { if (cmd != "") print cmd "\t" (run == "" ? "-" : run) }' "$RXKIT_TOP/pipeline/stage-table" |
 		awk -F '\t' '{ n = split($1, w, " ")
 			for (i = 1; i <= n; i++) {
-				if (w[i] == "nice" || w[i] == "env" || w[i] == "tests/under-load") continue
+				if (w[i] == "nice" || w[i] == "env" || w[i] == "pipeline/under-load") continue
 				if (w[i] ~ /^-n$/) { i++; continue }
 				if (w[i] ~ /=/) continue
 				print w[i] "\t" $2; break
@@ -230,7 +230,7 @@ test_runners()
 		root=-
 		grep -Eq '^[[:space:]]*pkg_need_root$|id -u\)" = 0 \] \|\| die' "$RXKIT_TOP/$prog" && root=privileged
 		[ "$root" = "$runner" ] && continue
-		echo "# $prog: Runner $runner in ci/stage-table, but it $([ "$root" = - ] && echo runs || echo stops) without root"
+		echo "# $prog: Runner $runner in pipeline/stage-table, but it $([ "$root" = - ] && echo runs || echo stops) without root"
 		rc=$KSFT_FAIL
 	done < "$work/runners"
 	echo "# $n commands, $(grep -c 'privileged$' "$work/runners") of them on the privileged runner"
@@ -241,7 +241,7 @@ test_runners()
 test_inputs()
 {
 	local rc="$KSFT_PASS"
-	if ! "$RXKIT_TOP/ci/stagegen" --inputs > "$work/inputs"; then
+	if ! "$RXKIT_TOP/pipeline/stagegen" --inputs > "$work/inputs"; then
 		sed 's/^/# /' "$work/inputs"
 		rc=$KSFT_FAIL
 	else
@@ -250,8 +250,8 @@ test_inputs()
 	# The check itself: rootfs reading a kernel no stage before it makes.
 	kit_copy
 	awk '{ print } /^Stage: rootfs$/ { print "Consumes: kernel=$RXKIT_CACHE/src/7.3/patched/o-guest/.config" }' \
-		"$RXKIT_TOP/ci/stage-table" > "$work/kit/ci/stage-table"
-	if "$work/kit/ci/stagegen" --inputs > "$work/inputs" ||
+		"$RXKIT_TOP/pipeline/stage-table" > "$work/kit/pipeline/stage-table"
+	if "$work/kit/pipeline/stagegen" --inputs > "$work/inputs" ||
 	   ! grep -q '^rootfs consumes .*/src/7.3/patched/o-guest/.config, which none' "$work/inputs"; then
 		echo "# a rootfs that reads a kernel was not named:"; sed 's/^/#   /' "$work/inputs"
 		rc=$KSFT_FAIL
@@ -261,16 +261,16 @@ test_inputs()
 	return "$rc"
 }
 
-# stage_in OUT NAME COMMAND...: ci/stage NAME's status with RXKIT_OUT=OUT.
+# stage_in OUT NAME COMMAND...: pipeline/stage NAME's status with RXKIT_OUT=OUT.
 stage_in()
 {
 	local out=$1 name=$2
 	shift 2
-	RXKIT_OUT=$out RXKIT_RESULTS=$out/check "$RXKIT_TOP/ci/stage" "$name" -- "$@" > "$work/stage.out" 2>&1 || :
-	"$RXKIT_TOP/tests/results" status "$out/check/$name.json"
+	RXKIT_OUT=$out RXKIT_RESULTS=$out/check "$RXKIT_TOP/pipeline/stage" "$name" -- "$@" > "$work/stage.out" 2>&1 || :
+	"$RXKIT_TOP/pipeline/results" status "$out/check/$name.json"
 }
 
-# outputs_case NAME WANT WHY COMMAND...: ci/stage NAME COMMAND gives WANT.
+# outputs_case NAME WANT WHY COMMAND...: pipeline/stage NAME COMMAND gives WANT.
 outputs_case()
 {
 	local name=$1 want=$2 why=$3 got=
@@ -310,7 +310,7 @@ test_one_list()
 {
 	local rc="$KSFT_PASS" f= n= files=0
 	# Names with a dash: "static" or "pipeline" are words of prose too.
-	"$RXKIT_TOP/ci/stagegen" --names | grep -- - > "$work/names"
+	"$RXKIT_TOP/pipeline/stagegen" --names | grep -- - > "$work/names"
 	# The check itself: a hand-kept list is caught.
 	printf 'one.x := %s\n' "$(head -n "$((MAX_NAMES + 1))" "$work/names" | tr '\n' ' ')" > "$work/list.mk"
 	n=$(names_in "$work/list.mk")
@@ -321,7 +321,7 @@ test_one_list()
 		[ -f "$RXKIT_TOP/$f" ] || continue
 		files=$((files + 1))
 		n=$(names_in "$RXKIT_TOP/$f")
-		[ "$n" -le "$MAX_NAMES" ] || { echo "# $f names $n stages: a second list (ci/stage-table is the one)"; rc=$KSFT_FAIL; }
+		[ "$n" -le "$MAX_NAMES" ] || { echo "# $f names $n stages: a second list (pipeline/stage-table is the one)"; rc=$KSFT_FAIL; }
 	done
 	echo "# $files files read, none names more than $MAX_NAMES stages"
 	return "$rc"

@@ -4,7 +4,7 @@
 # machine's load: the inventory of fixed waits (tests/data/waits) against
 # the kit's files and every prepared tree, its refusals, the rewrite of
 # the waits it scales and their factor (tests/rxkit-time-scale.h,
-# tests/data/time-scale); the flake census's table (tests/census) on
+# tests/data/time-scale); the flake census's table (pipeline/census) on
 # fixtures.  KTAP on stdout; exit 0 or 1.
 set -eu
 PROG=timing.sh
@@ -208,7 +208,7 @@ test_census_report()
 		n=${f##*/}
 		n=${n%.tsv}
 		got=0
-		"$RXKIT_TOP/tests/census" --report "$f" > "$work/report" || got=$?
+		"$RXKIT_TOP/pipeline/census" --report "$f" > "$work/report" || got=$?
 		case "$n" in flaky) want=1 ;; *) want=0 ;; esac
 		if [ "$got" != "$want" ] || ! diff -u "${f%.tsv}.expected" "$work/report" > "$work/diff"; then
 			echo "# $n: exit $got (expected $want)"
@@ -221,14 +221,14 @@ test_census_report()
 	return "$rc"
 }
 
-# tests/census --verdicts: a case that XFAILs as races of
+# pipeline/census --verdicts: a case that XFAILs as races of
 # tests/data/sockmap-defects alone is "race"; one with a defect that
 # always shows among them, or none, stays "xfail"
 # (tests/fixtures/census/races.json).
 test_census_races()
 {
 	local f="$RXKIT_TOP/tests/fixtures/census/races"
-	"$RXKIT_TOP/tests/census" --verdicts "$f.json" > "$work/verdicts" || return "$KSFT_FAIL"
+	"$RXKIT_TOP/pipeline/census" --verdicts "$f.json" > "$work/verdicts" || return "$KSFT_FAIL"
 	sed 's/^/# /' "$work/verdicts"
 	diff -u "$f-verdicts.expected" "$work/verdicts" > "$work/diff" ||
 		{ sed 's/^/#   /' "$work/diff"; return "$KSFT_FAIL"; }

@@ -2,7 +2,7 @@
 # shellcheck shell=sh
 # The known kernel defects a sockmap case fails as (tests/data/
 # sockmap-defects): XFAIL, with how many of the case's violations each
-# entry matched, which tests/ab-verdict compares between the trees.
+# entry matched, which pipeline/ab-verdict compares between the trees.
 # Sourced by tests/lib.sh.
 
 readonly SOCKMAP_DEFECTS="$RXKIT_TOP/tests/data/sockmap-defects"
@@ -16,8 +16,8 @@ readonly SOCKMAP_DEFECTS="$RXKIT_TOP/tests/data/sockmap-defects"
 # the case's name matches, the checker printed every violation it counted,
 # and no expectation but the count of violations failed (REASONS: those
 # entries', each with its TREES in brackets and how many lines it matched
-# in braces, which tests/ab-verdict compares; a race's prefixed "race: ",
-# which tests/census counts apart).  A listed case that passed,
+# in braces, which pipeline/ab-verdict compares; a race's prefixed "race: ",
+# which pipeline/census counts apart).  A listed case that passed,
 # or failed otherwise, gets a diagnostic line.  False when an entry
 # matches no case that ran (stale) or LIST is malformed.
 known_defects()

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 # The record a guest suite leaves in its artefact folder ART: reproducer.sh
-# (results_begin) and results.json (results_end: tests/results suite, the
+# (results_begin) and results.json (results_end: pipeline/results suite, the
 # one writer of results, from the per-test lines run_tests of
 # tests/lib/ktap.sh appends to ART/results.tsv and each test's
 # cases.ktap).  Sourced by tests/lib.sh.
@@ -54,7 +54,7 @@ results_begin()
 # seconds, and the cases of its KTAP subtests (ART/*/cases.ktap).
 results_end()
 {
-	"$RXKIT_TOP/tests/results" suite "$RESULTS_ART" --suite "$RESULTS_SUITE" \
+	"$RXKIT_TOP/pipeline/results" suite "$RESULTS_ART" --suite "$RESULTS_SUITE" \
 		--target "$target" --tree "$tree" --release "$release" \
 		--backend "${1:-loopback}" --accelerator "${accel:-none}"
 }

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# tests/lib/kitresults.py: the kit's results written and read: the stage
+# pipeline/lib/kitresults.py: the kit's results written and read: the stage
 # record of a command (record), a guest suite's results.json (suite), the
 # KTAP they are made from, and the schemas both must meet
-# (tests/data/*.schema.json).  Imported by tests/results, their one
+# (tests/data/*.schema.json).  Imported by pipeline/results, their one
 # writer and reader.
 
 import json
@@ -76,7 +76,7 @@ def record(argv):
          "exit": rc, "seconds": secs, "log": log, "tests": []}
     if "--cpu" in opts:
         r["cpu_seconds"] = int(opts["--cpu"])
-    # The results.json files the stage made (ci/stage: its Produces), one
+    # The results.json files the stage made (pipeline/stage: its Produces), one
     # "--results PATH" each.
     made = [v for k, v in zip(argv[4::2], argv[5::2]) if k == "--results"]
     if made:

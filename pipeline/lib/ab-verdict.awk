@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-# tests/ab-verdict's comparison of one suite: the regressions of its tests
+# pipeline/ab-verdict's comparison of one suite: the regressions of its tests
 # and of their cases (per test), and a count line per test.  Files, each
 # "TEST<tab>CASE[<tab>REASON]": XB and X, the xfails of the baseline and
-# the patched tree (tests/results xfails); R, what passed on the baseline
+# the patched tree (pipeline/results xfails); R, what passed on the baseline
 # and not on the patched tree; P and B, what passed on each; FAILED, the
 # baseline's xfails that neither passed nor xfailed on the patched tree.
 # S names the suite; U gets a line for each counted regression; OTHER
-# the tree patched is compared with (tests/ab-verdict --against; baseline).
+# the tree patched is compared with (pipeline/ab-verdict --against; baseline).
 #
 # A patched xfail (tests/lib/known.sh known_defects) names its entries,
 # each "REASON [TREES] {N}": N lines of the case's violations matched the
@@ -58,7 +58,7 @@ function known(t, c, pe, bk,    be, e, n, m, pv, bad) {
 		# A race's violations of one run come together (one removal loses a
 		# burst of records): one run a tree cannot compare them.
 		if (race(e)) {
-			printf "INCONCLUSIVE %s: %s: patched %d, baseline %d (a race: one run a tree compares nothing, tests/census counts its runs; not counted): %s\n", label(t), q(c), n, m, e
+			printf "INCONCLUSIVE %s: %s: patched %d, baseline %d (a race: one run a tree compares nothing, pipeline/census counts its runs; not counted): %s\n", label(t), q(c), n, m, e
 			continue
 		}
 		pv = tail(n, m)

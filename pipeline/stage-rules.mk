@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# ci/stage-rules.mk: the generic rules of a stage and of a tier, included
-# by the generated ci/stages.gen.mk between its lists and its stages (the
-# stages themselves are ci/stage-table's rows).
+# pipeline/stage-rules.mk: the generic rules of a stage and of a tier, included
+# by the generated pipeline/stages.gen.mk between its lists and its stages (the
+# stages themselves are pipeline/stage-table's rows).
 #
-# A stage is the file $(R)/NAME.json, made by ci/stage: it runs the
+# A stage is the file $(R)/NAME.json, made by pipeline/stage: it runs the
 # stage's command when every stage it NEEDS passed, and records a skip
 # with the reason otherwise.  AFTER lists stages it must not overlap
 # (shared trees, caches or guests) without needing their success.  A
@@ -12,14 +12,14 @@
 # the passed records and re-runs the rest.
 
 R := $(RXKIT_OUT)/check
-STAGE := ci/stage
-# Durations of the last run ($(R)/../stage-times.mk, written by tests/check)
+STAGE := pipeline/stage
+# Durations of the last run ($(R)/../stage-times.mk, written by pipeline/check)
 # for the plan (make -n).
 -include $(RXKIT_OUT)/stage-times.mk
 
 # $(call cores,STAGES): AFTER edges that only give the cores to the stages
 # more wait for, on one machine.  Empty when make is asked with CORES=
-# (ci/gitlab: jobs on runners of their own take no cores from each other).
+# (pipeline/gitlab: jobs on runners of their own take no cores from each other).
 CORES := 1
 cores = $(if $(CORES),$(1))
 
@@ -31,7 +31,7 @@ cores = $(if $(CORES),$(1))
 HEAD := $(call cores,build-$(TARGET)-patched)
 
 # A tier: TARGET's stages, then each other target's, then those that
-# close it (ci/stage-table's Tiers, Others and Last).  check-full runs the
+# close it (pipeline/stage-table's Tiers, Others and Last).  check-full runs the
 # stages that other tiers record as skipped (their Full reason).
 OTHERS := $(filter-out $(TARGET) none,$(or $(RXKIT_CHECK_TARGETS),$(KNOWN)))
 ifeq ($(TIER),check-full)
@@ -42,7 +42,7 @@ STAGES := $(tier.$(TIER).$(TARGET)) $(foreach t,$(OTHERS),$(others.$(TIER).$(t))
 
 # The benchmark's patched state: the posting's patches 1 to PATCHES.
 bench_opts = $(if $(PATCHES),--patches $(PATCHES))
-debug_why := the debug flavour is a full compile of its own (ci/stage-times.ref: build-T-debug): make check-full or make debug
+debug_why := the debug flavour is a full compile of its own (pipeline/stage-times.ref: build-T-debug): make check-full or make debug
 
 # $(call stage,NAME,NEEDS,COMMAND[,AFTER])
 define stage

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# tests/lib/kitexport.py: a run's results for a QA dashboard (tests/results
+# pipeline/lib/kitexport.py: a run's results for a QA dashboard (pipeline/results
 # export): summary.json, one file a run (targets x trees x suites, the A/B
 # verdicts with their regressions, the packages with their SHA-256 and
 # lint verdicts, the kit's commit, the compiler and QEMU), and kcidb.json,
-# the same run in KernelCI's KCIDB I/O shape (tests/lib/kitkcidb.py).
+# the same run in KernelCI's KCIDB I/O shape (pipeline/lib/kitkcidb.py).
 # Both are checked before they are written: summary.json against
 # tests/data/summary.schema.json, kcidb.json by kitkcidb's check.
 

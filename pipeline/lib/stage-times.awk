@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# ci/lib/stage-times.awk: the durations of stages, for ci/gitlab (job
+# pipeline/lib/stage-times.awk: the durations of stages, for pipeline/gitlab (job
 # timeouts, the wall-time estimate).  Functions only; the caller sets
 # TARGETS (the known targets, space-separated).
 

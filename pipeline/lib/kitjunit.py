@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# tests/lib/kitjunit.py: stage records as JUnit XML (tests/results junit),
+# pipeline/lib/kitjunit.py: stage records as JUnit XML (pipeline/results junit),
 # for GitLab's test report.  A suite's stage record names the
 # results.json files it made; each case there is a testcase of its own,
 # named by the case, with the diagnostics the program printed in it as
@@ -75,7 +75,7 @@ def junit(argv):
             r = load(path)
         else:
             r = {"stage": stage, "status": "fail", "seconds": 0, "tests": [],
-                 "reason": "no record %s: the job ended before ci/stage wrote it" % path}
+                 "reason": "no record %s: the job ended before pipeline/stage wrote it" % path}
         suites.append((r, testcases(r)))
     n = sum(len(cs) for _, cs in suites)
     nf = sum(1 for _, cs in suites for c in cs if c[2] == "fail")

@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
-# ci/lib/stage-lines.awk: the stage lines of 'make -n -B TIER=... stages'
-# (ci/stage-table: "ci/stage [--skip 'REASON'] NAME NEEDS... -- COMMAND #
+# pipeline/lib/stage-lines.awk: the stage lines of 'make -n -B TIER=... stages'
+# (pipeline/stage-table: "pipeline/stage [--skip 'REASON'] NAME NEEDS... -- COMMAND #
 # after: AFTER...; last: N s") as one tab-separated record a stage:
 #
 #   NAME  SKIPPED(0|1)  NEEDS  AFTER  LAST  INVOCATION
 #
 # NEEDS and AFTER are space-separated names ("-": none), LAST the seconds
-# of the last run ("?": none), INVOCATION the ci/stage command line as make
-# runs it.  The one reader of that output: tests/check --plan (the plan
-# table) and ci/gitlab (the pipeline) format these records.
-$1 ~ /ci\/stage$/ {
+# of the last run ("?": none), INVOCATION the pipeline/stage command line as make
+# runs it.  The one reader of that output: pipeline/check --plan (the plan
+# table) and pipeline/gitlab (the pipeline) format these records.
+$1 ~ /pipeline\/stage$/ {
 	i = 2
 	skip = ($2 == "--skip")
 	if (skip) { i = 4; while (i <= NF && $(i - 1) !~ /'$/) i++ }

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# tests/lib/races.awk: tests/census's verdicts of a suite ('TEST<tab>CASE
-# <tab>STATUS' on stdin, tests/results verdicts), "race" for an xfail
-# whose every entry is a race's (XF: tests/results xfails of the same
-# results.json).  With tests/lib/entries.awk.
+# pipeline/lib/races.awk: pipeline/census's verdicts of a suite ('TEST<tab>CASE
+# <tab>STATUS' on stdin, pipeline/results verdicts), "race" for an xfail
+# whose every entry is a race's (XF: pipeline/results xfails of the same
+# results.json).  With pipeline/lib/entries.awk.
 
 function race_only(r,   arr, e, n) {
 	n = entries(r, arr)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# ci/lib/stagetable.py: ci/stage-table read: its paragraphs, their checks,
+# pipeline/lib/stagetable.py: pipeline/stage-table read: its paragraphs, their checks,
 # the stage instances over the targets, their paths.  Imported by
-# ci/stagegen.
+# pipeline/stagegen.
 
 import os
 import re
@@ -9,7 +9,7 @@ import sys
 
 PROG = "stagegen"
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TABLE = "ci/stage-table"
+TABLE = "pipeline/stage-table"
 TIERS = ("run", "check", "check-full")
 FIELDS = {"Stage", "Trees", "When", "If", "Needs", "After", "Last", "Tiers",
           "Others", "Groups", "Groups-unless-PATCHES", "Full", "Full-others", "Nice",
@@ -129,7 +129,7 @@ def by_name(all_st, name):
             m = re.fullmatch(pat, name)
             if m:
                 return s, {"$(PATCHES)": m.group("PATCHES")}
-    die("no stage '%s' in %s" % (name, TABLE), "ci/stagegen --names")
+    die("no stage '%s' in %s" % (name, TABLE), "pipeline/stagegen --names")
 
 
 def paths(s, field, extra=None):

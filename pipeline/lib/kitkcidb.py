@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# tests/lib/kitkcidb.py: a run's results in KernelCI's KCIDB I/O shape
-# (schema v5.3: checkouts, builds, tests, issues, incidents; tests/results
+# pipeline/lib/kitkcidb.py: a run's results in KernelCI's KCIDB I/O shape
+# (schema v5.3: checkouts, builds, tests, issues, incidents; pipeline/results
 # export writes it as kcidb.json) and the kit's own check of a report
 # against what that schema documents (required and known fields, id and
 # origin patterns, statuses, test paths, references): kcidb-io, KernelCI's

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# ci/lib/schedule.awk: the wall time of the stage graph (records of
-# ci/lib/stage-lines.awk on stdin; every NEEDS and AFTER an edge) from the
+# pipeline/lib/schedule.awk: the wall time of the stage graph (records of
+# pipeline/lib/stage-lines.awk on stdin; every NEEDS and AFTER an edge) from the
 # durations of TIMESFILES (space-separated, the first that has a stage
-# wins; ci/lib/stage-times.awk): each job's duration, the critical path,
+# wins; pipeline/lib/stage-times.awk): each job's duration, the critical path,
 # and the wall time with RUNNERS (space-separated counts) by list
 # scheduling: whenever a runner is free it takes the ready job with the
 # longest path to the end.  BUDGET: a job's budget in seconds.

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-# ci/lib/gitlab.awk: the jobs of .gitlab-ci.yml from the stage records of
-# ci/lib/stage-lines.awk (stdin), one job a stage: its GitLab stage
-# (STAGEMAP: ci/stagegen --gitlab-stages, with its runner's tag), needs (its
+# pipeline/lib/gitlab.awk: the jobs of .gitlab-ci.yml from the stage records of
+# pipeline/lib/stage-lines.awk (stdin), one job a stage: its GitLab stage
+# (STAGEMAP: pipeline/stagegen --gitlab-stages, with its runner's tag), needs (its
 # NEEDS and AFTER), timeout (three times the longest the stage took on any
 # target in TIMESFILE, 10 minutes at least, BUDGET seconds at most) and its
-# script's (SPARE minutes less), the ci/stage command make runs,
+# script's (SPARE minutes less), the pipeline/stage command make runs,
 # its artefacts, the ccache of a build and the source archives of a
 # fetch.  Refuses a graph whose needs name no stage or a stage of a later
-# GitLab stage.  Run by ci/gitlab with
-# ci/lib/stage-times.awk; TARGETS: the known targets.
+# GitLab stage.  Run by pipeline/gitlab with
+# pipeline/lib/stage-times.awk; TARGETS: the known targets.
 
 function fail(msg) {
 	printf "gitlab: error: %s\n", msg > "/dev/stderr"
@@ -32,7 +32,7 @@ function gstage(name,   i) {
 			msched = msch[i]
 			return mstage[i]
 		}
-	fail(STAGEMAP ": no line matches stage " name " (ci/stage-table: its Gitlab)")
+	fail(STAGEMAP ": no line matches stage " name " (pipeline/stage-table: its Gitlab)")
 }
 
 # q(S): S as a single-quoted YAML scalar.
@@ -117,7 +117,7 @@ END {
 		if (tmo < 600) tmo = 600
 		if (tmo > BUDGET) tmo = BUDGET
 		cmd = inv[i]
-		sub(/^ci\/stage /, "ci/stage --exit ", cmd)
+		sub(/^pipeline\/stage /, "pipeline/stage --exit ", cmd)
 		target = target_of(cmd)
 		printf "\n# %s: %s\n", name[i], t < 0 ? "not measured yet" : \
 			"last " t " s" (how == "measured" ? "" : " (" how ")")
@@ -141,7 +141,7 @@ END {
 		if (runner[i] != "-")
 			printf "  tags: [rxkit-%s]\n", runner[i]
 		# A scheduled stage's job: its schedule's pipelines alone, where
-		# the others do not run (ci/gitlab-ci.defaults.yml).
+		# the others do not run (pipeline/gitlab-ci.defaults.yml).
 		if (sched[i] != "-")
 			printf "  rules:\n    - if: $CI_PIPELINE_SOURCE == \"schedule\" && $RXKIT_SCHEDULE == \"%s\"\n      when: always\n", sched[i]
 		# The script stops SPARE minutes before the job does, so that

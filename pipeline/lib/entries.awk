@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# tests/lib/entries.awk: the known-defect entries of an XFAIL reason, as
+# pipeline/lib/entries.awk: the known-defect entries of an XFAIL reason, as
 # tests/lib/known.sh writes them ("REASON [TREES] {N}", joined by "; ";
 # a race's REASON begins "race: ").  Loaded with -f before the program
-# that calls it: tests/lib/ab-verdict.awk, tests/lib/races.awk.
+# that calls it: pipeline/lib/ab-verdict.awk, pipeline/lib/races.awk.
 
 # entries(REASON, ARR): ARR["TEXT [TREES]"] = N of each entry; how many.
 function entries(r, arr,    n, t, key, cnt) {
