@@ -3,7 +3,7 @@
 # tests/cleanroot.sh: the kit's stages on a new user's machine.
 #
 # A root holding only Debian 12's base system (debootstrap's default
-# variant: priority required and important; tests/mkrootfs --base, cached)
+# variant: priority required and important; images/mkrootfs --base, cached)
 # gets a copy of the kit's tracked files, then runs, chrooted in a private
 # mount namespace: ci/deps, ci/fetch, ci/prepare, ci/build of the patched
 # tree, the test initramfs and one guest boot, ci/package with its lint, and
@@ -40,7 +40,7 @@ usage()
 usage: tests/cleanroot.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
        tests/cleanroot.sh --scan LOG
 
-In a clean Debian 12 base root (tests/mkrootfs --base), run the kit's
+In a clean Debian 12 base root (images/mkrootfs --base), run the kit's
 stages for TARGET (default: $RXKIT_TARGET), each a test; each needs
 those before it in the same run (every run starts from a new root).  The
 root and the logs: \$RXKIT_CACHE/cleanroot/ (removed at the start of the
@@ -65,7 +65,7 @@ setup_root()
 	rm -rf "$root" "$logs"
 	mkdir -p "$root" "$logs" "$work/archives/partial" "$RXKIT_CACHE/ccache"
 
-	tarball=$("$RXKIT_TOP/tests/mkrootfs" --base) || die "no Debian base root (tests/mkrootfs --base)"
+	tarball=$("$RXKIT_TOP/images/mkrootfs" --base) || die "no Debian base root (images/mkrootfs --base)"
 	tar -C "$root" -xf "$tarball" || die "cannot unpack $tarball"
 	echo "# $target in a clean Debian base root: $root (from $tarball)"
 	# The kit as a clone has it: tracked files only (an untracked new file

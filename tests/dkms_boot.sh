@@ -4,10 +4,10 @@
 # VM that runs Debian's own kernel, and removed again.  KTAP on stdout;
 # exit 0 (all passed or skipped), 1 (a failure).
 #
-# The VM is tests/mkimage --variant dkms (Debian's cloud kernel and its
+# The VM is images/mkimage --variant dkms (Debian's cloud kernel and its
 # headers, dkms), booted through SeaBIOS and GRUB with its disk in
 # snapshot mode and a job disk (tests/lib/image_vm.sh) holding
-# tests/image/run-dkms, the pinned kernel and headers (ci/debian-kernel
+# images/vm/run-dkms, the pinned kernel and headers (ci/debian-kernel
 # --headers), ci/repo --dkms's signed repository and the kit's test
 # initramfs as a tree.  The image's kernel installs the pinned one, then
 # three boots of it: with Debian's modules (the vsock jobs, then apt-get
@@ -89,7 +89,7 @@ vm_job()
 	cp "$debs"/*.deb "$g/debs/"
 	modversion=$(tar -xJOf "$work/out/$target/dkms/"*.orig.tar.xz --wildcards '*/rxkit-modversion.h' |
 		sed -n 's/^#define VSOCKRX_MODULE_VERSION "\(.*\)"$/\1/p')
-	cp "$RXKIT_TOP/tests/image/run-dkms" "$g/run"
+	cp "$RXKIT_TOP/images/vm/run-dkms" "$g/run"
 	printf 'rel=%s\njobs="%s"\nscale=%s\n' "$rel" "$VSOCK_JOBS" "$(time_scale "$accel")" > "$g/env"
 	guest_tree "$g/guest" "$uapi"
 }

@@ -4,7 +4,7 @@
 # to find: the A/B verdict a regression, pipeline/summary stale results, the
 # commands check an unpackaged command, the clean-root test the package a
 # failed stage lacked, pipeline/gitlab a pipeline that is not the stage graph,
-# tests/mkbpftests a kernel it cannot build the BPF selftests for, ci/repo
+# images/mkbpftests a kernel it cannot build the BPF selftests for, ci/repo
 # a flavour it has no packages of (and one format alone).  Each runs on
 # self-made input in a private folder; KTAP on stdout.
 set -eu
@@ -21,7 +21,7 @@ pipeline/summary fails results older than the kernel they claim, naming the suit
 tests/commands.sh fails a script running a command ci/deps does not install, naming its package:\
 tests/cleanroot.sh --scan names the Debian package of each command a log says was not found:\
 pipeline/gitlab refuses a stale .gitlab-ci.yml, a stage map out of order and a need naming no job:\
-tests/mkbpftests refuses a vmlinux without BTF and a tree no case of the BPF selftests applies to:\
+images/mkbpftests refuses a vmlinux without BTF and a tree no case of the BPF selftests applies to:\
 ci/repo --flavour refuses an unknown or unpackaged flavour and gives one of .deb packages alone a signed apt repository, no dnf one:\
 tests/packages_boot.sh names the cloud A/B's other side debian: --tree baseline, and --tree debian of the guest flavour, are refused with the command to run"
 
@@ -31,7 +31,7 @@ usage()
 usage: tests/errors_tools.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 Error-path tests of the A/B verdict, pipeline/summary, tests/commands.sh,
-tests/cleanroot.sh, pipeline/gitlab, tests/mkbpftests and ci/repo (TARGET,
+tests/cleanroot.sh, pipeline/gitlab, images/mkbpftests and ci/repo (TARGET,
 default $RXKIT_TARGET: the kernel summary_stale dates results against).
 
 -l       list the tests with what each checks
@@ -226,7 +226,7 @@ test_cleanroot_scan()
   HDRINST usr/include/linux/vm_sockets.h
 /bin/sh: 1: rsync: not found
 make[2]: *** [Makefile:1536: headers_install] Error 127
-tests/mkinitramfs: line 9: cpio: command not found
+images/mkinitramfs: line 9: cpio: command not found
 make[1]: gzip: No such file or directory
 env: 'qemu-system-x86_64': No such file or directory
 build: error: 'bison' not found; install the Debian package 'bison' (make deps)
@@ -300,12 +300,12 @@ test_repo_flavour()
 	echo "# repo-cloud: apt only, InRelease verified"
 }
 
-# tests/mkbpftests refuses a vmlinux without BTF (and builds nothing), and
+# images/mkbpftests refuses a vmlinux without BTF (and builds nothing), and
 # a tree none of tests/data/bpf-selftests applies to (TARGET's tree with
 # its vsock cases taken out).
 test_bpftests_refused()
 {
-	local m="$RXKIT_TOP/tests/mkbpftests" src= t="$work/bpftree"
+	local m="$RXKIT_TOP/images/mkbpftests" src= t="$work/bpftree"
 	src="$(src_root "$target")/patched"
 	[ -d "$src/tools/testing/selftests/bpf/prog_tests" ] || {
 		SKIP_REASON="no prepared $target tree (ci/prepare $target)"

@@ -14,7 +14,7 @@
 #   args.sh       guest_test_setup: a guest suite's command line and kernel
 #   paths.sh      twin
 #   selftests.sh  the kit's own selftests of a target (series/T/selftests)
-#                 applied to a view of a tree (also tests/waits, mkbpftests)
+#                 applied to a view of a tree (also images/waits, mkbpftests)
 # and, each sourced by its suite alone: vhost_user.sh (vsock_vhost_user.sh,
 # bench.sh), vhost_vsock.sh (vsock_vhost_vsock.sh), bench.sh (bench.sh).
 

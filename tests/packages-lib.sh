@@ -220,11 +220,11 @@ need_packages()
 	return "$KSFT_SKIP"
 }
 
-# rootfs LOG [OPTION]: the path of tests/mkrootfs's tarball (its standard
+# rootfs LOG [OPTION]: the path of images/mkrootfs's tarball (its standard
 # output), what it did in LOG.
 rootfs()
 {
-	"$RXKIT_TOP/tests/mkrootfs" ${2:+"$2"} 2> "$1" || { sed 's/^/# /' "$1"; return 1; }
+	"$RXKIT_TOP/images/mkrootfs" ${2:+"$2"} 2> "$1" || { sed 's/^/# /' "$1"; return 1; }
 }
 
 # lint_report REPORT: ci/package's report (lintian.txt, rpmlint.txt) of

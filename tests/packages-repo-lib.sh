@@ -77,7 +77,7 @@ other_key()
 # apt_state NAME REPO KEYRING: a private apt state (printed: its folder)
 # whose only source is the published vsock-rxkit.sources, REPO_URI made
 # copy:REPO (apt copies the files into its cache) and Signed-By KEYRING,
-# and whose dpkg status is that of tests/mkrootfs's root.
+# and whose dpkg status is that of images/mkrootfs's root.
 apt_state()
 {
 	local a="$work/apt-$1" t

@@ -4,12 +4,12 @@
 # user does, in a Debian 12 VM.  KTAP on stdout; exit 0 (all passed or
 # skipped), 1 (a failure).
 #
-# The VM is tests/mkimage's image (ext4 root on virtio-blk, GRUB for BIOS,
+# The VM is images/mkimage's image (ext4 root on virtio-blk, GRUB for BIOS,
 # systemd, Debian's cloud kernel), started through the firmware (SeaBIOS,
 # GRUB; no -kernel), its disk in QEMU's snapshot mode (the cached image is
 # not written).  A second, read-only virtio disk (label RXKITJOB, made
 # with mke2fs -d) carries ci/repo's signed apt repository, the job
-# (tests/image/run) and the kit's test initramfs as a tree; the image's
+# (images/vm/run) and the kit's test initramfs as a tree; the image's
 # rxkit-job.service runs the job after multi-user.target, one step a boot:
 # Debian's kernel adds the repository and apt-get installs linux-image-REL
 # (the hooks make the initramfs and the GRUB menu), GRUB boots the patched
@@ -47,7 +47,7 @@ usage: tests/packages_boot.sh [--tree patched|debian] [--flavour guest|cloud]
                               [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 Install-and-reboot test of the patched guest kernel of TARGET (default:
-$RXKIT_TARGET) in the kit's Debian 12 VM image (tests/mkimage), from
+$RXKIT_TARGET) in the kit's Debian 12 VM image (images/mkimage), from
 ci/repo's signed apt repository, booted through SeaBIOS and GRUB (-l lists
 the tests; -t NAME runs NAME, -T NAME leaves it out; each may repeat).
 One VM run (three boots, at most ${VM_TIMEOUT}s) serves every test; a test
@@ -156,7 +156,7 @@ release=$rel
 
 vm_image_args="--suite $dist"
 
-# vm_job DIR: the job disk of tests/image/run: the repository or Debian's
+# vm_job DIR: the job disk of images/vm/run: the repository or Debian's
 # .deb files, the job's settings and the kit's test initramfs as a tree.
 vm_job()
 {
@@ -166,7 +166,7 @@ vm_job()
 		cp -R "$repo" "$g/repo"
 	fi
 	[ -z "$debs" ] || { mkdir "$g/debs" && cp "$debs"/*.deb "$g/debs/"; }
-	cp "$RXKIT_TOP/tests/image/run" "$g/run"
+	cp "$RXKIT_TOP/images/vm/run" "$g/run"
 	printf 'rel=%s\njobs="%s"\ninst="%s"\nrm="%s"\nscale=%s\n' "$rel" "$VSOCK_JOBS" "$inst" "$rm" \
 		"$(time_scale "$accel")" > "$g/env"
 	guest_tree "$g/guest" "$uapi"

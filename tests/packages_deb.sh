@@ -4,7 +4,7 @@
 # them.  KTAP on stdout; exit 0 (all passed or skipped), 1 (a failure).
 #
 # lintian clean (the overrides carry their reasons).  A minimal Debian root
-# (tests/mkrootfs: debootstrap) gets linux-image-REL and linux-headers-REL
+# (images/mkrootfs: debootstrap) gets linux-image-REL and linux-headers-REL
 # with dpkg in a chroot, so their maintainer scripts and the /etc/kernel
 # hooks run there (depmod, initramfs-tools, linux-update-symlinks); a
 # module builds against the installed headers; the root boots in QEMU with
@@ -77,7 +77,7 @@ deb_root()
 	?*) return "$KSFT_FAIL" ;;
 	esac
 	need_packages || return $?
-	deb_root_state="tests/mkrootfs failed (log: $art/mkrootfs.log)"
+	deb_root_state="images/mkrootfs failed (log: $art/mkrootfs.log)"
 	t=$(rootfs "$art/mkrootfs.log") || return "$KSFT_FAIL"
 	mkdir -p "$droot"
 	tar -C "$droot" -xf "$t"
@@ -263,7 +263,7 @@ test_deb_purge()
 
 # piuparts, as piuparts.debian.org runs it on Debian's linux-image
 # packages: the image and the headers installed with their dependencies
-# from the archive into Debian's base system (tests/mkrootfs --base),
+# from the archive into Debian's base system (images/mkrootfs --base),
 # then purged; nothing left behind, nothing broken.  Its upgrade test is
 # off: it upgrades from the version an archive in its sources has, and no
 # Debian archive has the kit's packages (deb_upgrade upgrades one revision

@@ -5,7 +5,7 @@
 # its QEMU virtualisation server, as a distribution's CI runs it.  KTAP on
 # stdout; exit 0 (all passed or skipped), 1 (a failure).
 #
-# The testbed is tests/mkimage --variant autopkgtest: the kit's Debian 12
+# The testbed is images/mkimage --variant autopkgtest: the kit's Debian 12
 # VM image (GRUB for BIOS, systemd) with Debian's generic kernel (the cloud
 # kernel has no 9p, autopkgtest-virt-qemu's shared folder), a root shell
 # on ttyS1 and the test's Depends preinstalled: it has no apt source, and
@@ -16,7 +16,7 @@
 # (autopkgtest-reboot), builds the tree's vsock_test and vsock_diag_test
 # and runs them over loopback, removes the package and reboots back.
 # autopkgtest is ci/deps-newer's (bookworm's 5.28 loses the testbed's
-# prompt at random); tests/image/autopkgtest-qemu gives its QEMU the
+# prompt at random); images/vm/autopkgtest-qemu gives its QEMU the
 # kit's accelerator (pick_accel: TCG where /dev/kvm cannot run a guest).
 set -eu
 PROG=packages_dep8
@@ -42,7 +42,7 @@ usage: tests/packages_dep8.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 The DEP-8 test of the patched guest kernel's source package of TARGET
 (default: $RXKIT_TARGET), debian/tests/control, run by autopkgtest on the
-kit's VM image (tests/mkimage --variant autopkgtest) through
+kit's VM image (images/mkimage --variant autopkgtest) through
 autopkgtest-virt-qemu, at most ${DEP8_TIMEOUT}s (-l lists the tests; -t
 NAME runs NAME, -T NAME leaves it out; each may repeat).
 Artefacts (autopkgtest's output folder, its log): \$RXKIT_OUT/TARGET/packages-test/dep8/
@@ -90,7 +90,7 @@ test_dep8_install_reboot()
 	need_packages || return $?
 	dsc="$RXKIT_OUT/$target/source/linux-rxkit_$rel-1.dsc"
 	[ -f "$dsc" ] || { echo "# no source package $dsc"; return "$KSFT_FAIL"; }
-	img=$("$RXKIT_TOP/tests/mkimage" --variant autopkgtest 2> "$art/mkimage.log") ||
+	img=$("$RXKIT_TOP/images/mkimage" --variant autopkgtest 2> "$art/mkimage.log") ||
 		{ tail -n 5 "$art/mkimage.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
 	sed 's/^/# /' "$art/mkimage.log"
 	echo "# autopkgtest ${deb##*/} ${hdeb##*/} ${dsc##*/} -- qemu ${img##*/} ($accel, $GUEST_SMP vCPUs)"
@@ -98,7 +98,7 @@ test_dep8_install_reboot()
 	RXKIT_QEMU_ACCEL_ARGS=$(qemu_accel_args "$accel") \
 	timeout "$DEP8_TIMEOUT" autopkgtest --output-dir "$out" --timeout-test "$DEP8_TIMEOUT" \
 		"$deb" "$hdeb" "$dsc" -- qemu \
-		--qemu-command "$RXKIT_TOP/tests/image/autopkgtest-qemu" \
+		--qemu-command "$RXKIT_TOP/images/vm/autopkgtest-qemu" \
 		--cpus "$GUEST_SMP" --ram-size 2048 --timeout-reboot 900 "$img" \
 		> "$art/autopkgtest.log" 2>&1 || rc=$?
 	echo "# autopkgtest: exit $rc after $(( $(date +%s) - t0 )) s (log: $art/autopkgtest.log)"

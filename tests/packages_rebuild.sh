@@ -149,7 +149,7 @@ test_deb_dbg()
 }
 
 # Build-Depends complete: the source package builds as on a buildd, in a
-# clean Debian root (tests/mkrootfs --buildd: build-essential only) that
+# clean Debian root (images/mkrootfs --buildd: build-essential only) that
 # gets what apt-get build-dep reads from the .dsc and nothing else, as an
 # unprivileged user (Rules-Requires-Root: no), with plain gcc (no ccache:
 # a full compile).  Its .debs must hold the same files as the kit's.

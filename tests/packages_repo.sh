@@ -6,7 +6,7 @@
 #
 # ci/repo publishes the packages of TARGET into $RXKIT_OUT/repo with the
 # kit's key.  apt (a private state: Dir::State, Dir::Etc, Dir::Cache under
-# the work folder, the dpkg status of tests/mkrootfs's root, so that the
+# the work folder, the dpkg status of images/mkrootfs's root, so that the
 # kernel's Depends are installed) reads it with Signed-By the published
 # keyring and downloads the kernel; a tampered InRelease, a tampered .deb
 # and another key are refused.  dnf (--installroot, gpgcheck=1,

@@ -4,7 +4,7 @@
 # and erased.  KTAP on stdout; exit 0 (all passed or skipped), 1 (a failure).
 #
 # rpmlint clean (the filters carry their reasons).  rpm --root installs
-# the kernel and -devel packages into a minimal Debian root (tests/mkrootfs)
+# the kernel and -devel packages into a minimal Debian root (images/mkrootfs)
 # with the scriptlets (they run in the root's /bin/sh: %post's depmod, and
 # kernel-install, here a recording stub); rpm -V; a module builds against
 # -devel inside the root; the installed kernel boots; rpm -e runs %preun
@@ -83,7 +83,7 @@ rpm_root()
 	?*) return "$KSFT_FAIL" ;;
 	esac
 	need_packages || return $?
-	rpm_root_state="tests/mkrootfs failed (log: $art/mkrootfs-rpm.log)"
+	rpm_root_state="images/mkrootfs failed (log: $art/mkrootfs-rpm.log)"
 	t=$(rootfs "$art/mkrootfs-rpm.log") || return "$KSFT_FAIL"
 	mkdir -p "$rroot"
 	tar -C "$rroot" -xf "$t"

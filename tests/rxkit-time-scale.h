@@ -2,7 +2,7 @@
 /*
  * rxkit_scaled(): a fixed wait times the factor of RXKIT_TIME_SCALE.
  *
- * tests/mkinitramfs forces this header into every compile of a tree's
+ * images/mkinitramfs forces this header into every compile of a tree's
  * tools/testing/vsock programs, where the lines tests/data/waits marks
  * "scale" are rewritten to call it; the kit's own tools include it.  The
  * suites set the factor by the guest's accelerator (tests/data/time-scale),

@@ -100,7 +100,7 @@ readonly BAD_ROWS='unknown field	{ print } /^Stage: rootfs$/ { print "Need: vm-i
 continuation outside a field	/^Stage: rootfs$/ { print " stray"; next } { print }	continuation line outside a field
 unknown tier	{ sub(/^Tiers: check check-full$/, "Tiers: check full") } { print }	unknown tier .full.
 stage twice	{ print } END { print ""; print "Stage: rootfs"; print "Command: true" }	rootfs declared twice
-no command	/^Command: tests\/mkrootfs$/ { next } { print }	stage rootfs has no Command
+no command	/^Command: images\/mkrootfs$/ { next } { print }	stage rootfs has no Command
 field twice	{ print } /^Stage: rootfs$/ { print "Tiers: run"; print "Tiers: check" }	field Tiers given twice
 an unknown runner	{ sub(/^Runner: privileged$/, "Runner: kvm") } { print }	unknown runner .kvm.
 a scheduled stage of a tier	{ print } /^Stage: rootfs$/ { print "Schedule: drift" }	stage rootfs: a Schedule is a word, for a stage of no tier

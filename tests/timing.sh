@@ -14,7 +14,7 @@ PROG=timing.sh
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="kit_files trees refuses_changed refuses_unlisted apply_rewrites scaled_factor time_scale census_report census_races"
 readonly TEST_DESCS="the kit's own waits are the rows of its files:every prepared tree's waits are its target's rows:a tree whose listed wait changed value stops the build:a tree with a wait the inventory does not list stops the build:apply rewrites the scale rows' lines and nothing else, and the result compiles:rxkit_scaled() multiplies by RXKIT_TIME_SCALE, refuses bad factors, saturates:the factor of each run, RXKIT_TIME_SCALE taking its place, a bad one refused:the census names a flaky case, a failed one and a run without results, and passes steady runs and known races:an xfail is a known race only when all its defects are races"
-readonly WAITS_TOOL="$RXKIT_TOP/tests/waits"
+readonly WAITS_TOOL="$RXKIT_TOP/images/waits"
 
 usage()
 {

@@ -75,14 +75,14 @@ case " $TESTS " in
 		bpf_skip=$bpf_missing
 	elif ! grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$o/.config"; then
 		bpf_skip="the $flavour kernel has no BTF (CONFIG_DEBUG_INFO_BTF), against which test_progs' programs are built: the bpf flavour has it (kconfig/bpf-selftests.config; make sockmap, make check-full)"
-	elif [ -z "$("$RXKIT_TOP/tests/mkbpftests" --cases "$src" "$o")" ]; then
+	elif [ -z "$("$RXKIT_TOP/images/mkbpftests" --cases "$src" "$o")" ]; then
 		bpf_skip="no vsock case of the kernel's BPF selftests applies to $release (tests/data/bpf-selftests)"
-	elif d=$("$RXKIT_TOP/tests/mkbpftests" "$src" "$o" 2> "$art/bpf-build.log"); then
+	elif d=$("$RXKIT_TOP/images/mkbpftests" "$src" "$o" 2> "$art/bpf-build.log"); then
 		mkdir -p "$art/tools/rxkit/bpf"
 		strip -o "$art/tools/rxkit/bpf/test_progs" "$d/test_progs"
 		cp "$d/filters" "$d/toolchain" "$art/tools/rxkit/bpf/"
 	else
-		bpf_failed="tests/mkbpftests failed: $(tail -n 1 "$art/bpf-build.log")"
+		bpf_failed="images/mkbpftests failed: $(tail -n 1 "$art/bpf-build.log")"
 	fi ;;
 esac
 tools_initrd "$src" "$o" "$art" sockmap/rxkit-sockmap

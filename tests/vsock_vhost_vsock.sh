@@ -10,7 +10,7 @@
 #   host    /dev/vhost-vsock works here: this machine is the host;
 #   nested  otherwise: a fixed kit kernel (L1, default the target's baseline
 #           build, VHOST_VSOCK=m) boots under QEMU with QEMU inside its
-#           initramfs (tests/mknested) and is the host of the kernel under
+#           initramfs (images/mknested) and is the host of the kernel under
 #           test (L2).
 # In both, tests/guest/vhost-host drives the host side and the guest runs
 # job vhost_guest; one guest boot carries every test.

@@ -2,7 +2,7 @@
 # shellcheck shell=sh disable=SC2034,SC2154 # sets the suite's backend globals, reads its run's
 # The kernel's vhost-vsock as the backend of bench/bench.sh (--backend
 # nested): the host of tests/vsock_vhost_vsock.sh (this machine when its
-# /dev/vhost-vsock works, else the nested L1 guest of tests/mknested),
+# /dev/vhost-vsock works, else the nested L1 guest of images/mknested),
 # whose bench/guest/bench-host sends each point over AF_VSOCK.  Unlike
 # vhost-device-vsock, which reads the sender's Unix stream in large reads,
 # vhost-vsock hands the guest one packet a write: 64-byte writes arrive as

@@ -1,15 +1,15 @@
 # shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0
 # tests/lib/image_vm.sh, sourced by the suites that boot the kit's VM image
-# (tests/mkimage) through the firmware with a job disk: tests/packages_boot.sh
+# (images/mkimage) through the firmware with a job disk: tests/packages_boot.sh
 # and tests/dkms_boot.sh.  One QEMU run a suite, its disk in snapshot mode;
 # the second, read-only disk (label RXKITJOB, made with mke2fs -d) holds
 # the job the image's rxkit-job.service runs after multi-user.target, one
-# step a boot (tests/image/run, run-dkms).  The job reports on the second
+# step a boot (images/vm/run, run-dkms).  The job reports on the second
 # serial port ("RXKIT: " lines, the protocol log $pr).
 #
 # The suite sets art, work, pr, accel, VM_TIMEOUT and vm_image_args
-# (tests/mkimage's arguments), and defines vm_job DIR, which fills the job
+# (images/mkimage's arguments), and defines vm_job DIR, which fills the job
 # disk's folder (run, env and what the job installs) and returns a KSFT
 # code.
 # The suite's state (art, work, pr, accel, VM_TIMEOUT):
@@ -37,9 +37,9 @@ vm_run()
 	rm -rf "$g"
 	mkdir -p "$g"
 	vm_job "$g" || { rc=$?; [ "$rc" != "$KSFT_SKIP" ] || vm_state=; return "$rc"; }
-	vm_state="tests/mkimage failed (log: $art/mkimage.log)"
+	vm_state="images/mkimage failed (log: $art/mkimage.log)"
 	# shellcheck disable=SC2086 # the suite's arguments
-	img=$("$RXKIT_TOP/tests/mkimage" $vm_image_args 2> "$art/mkimage.log") ||
+	img=$("$RXKIT_TOP/images/mkimage" $vm_image_args 2> "$art/mkimage.log") ||
 		{ tail -n 5 "$art/mkimage.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
 	sed 's/^/# /' "$art/mkimage.log"
 	vm_state="the job disk could not be made"

@@ -1,23 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 # The initramfs of the guests: the kit initramfs of a built tree
-# (tests/mkinitramfs, rebuilt when its inputs change) and the per-suite
+# (images/mkinitramfs, rebuilt when its inputs change) and the per-suite
 # archive of the data mover and the suite's files on top of it.  Sourced
 # by tests/lib.sh.
 
-# The files of tests/data/ the guest jobs read (tests/mkinitramfs packs
+# The files of tests/data/ the guest jobs read (images/mkinitramfs packs
 # them as /rxkit/data/NAME).
 readonly GUEST_DATA="h2g-shapes"
 
 # ensure_initramfs SRC O: O/rxkit-initramfs.cpio.gz, rebuilt when the guest
-# files or the kernel are newer (tests/mkinitramfs); prints its path.
+# files or the kernel are newer (images/mkinitramfs); prints its path.
 ensure_initramfs()
 {
 	local ird="$2/rxkit-initramfs.cpio.gz" sum= d=
 	# By content: a checkout or a copy can make the guest files older
 	# than an initramfs built from other ones.
-	sum=$( (cd "$RXKIT_TOP" && { find tests/guest bench/guest tests/mkinitramfs -type f
-		echo tests/waits; echo tests/data/waits; echo tests/rxkit-time-scale.h
+	sum=$( (cd "$RXKIT_TOP" && { find tests/guest bench/guest images/mkinitramfs -type f
+		echo images/waits; echo tests/data/waits; echo tests/rxkit-time-scale.h
 		for d in $GUEST_DATA; do echo "tests/data/$d"; done; } | sort |
 		xargs sha256sum) |
 		sha256sum | cut -d' ' -f1)
@@ -26,7 +26,7 @@ ensure_initramfs()
 		flock 9
 		if [ ! -f "$ird" ] || [ "$(cat "$ird.stamp" 2>/dev/null)" != "$sum" ] ||
 		   [ -n "$(find "$2/arch/x86/boot/bzImage" -newer "$ird" 2>/dev/null)" ]; then
-			"$RXKIT_TOP/tests/mkinitramfs" "$1" "$2" >&2 || exit 1
+			"$RXKIT_TOP/images/mkinitramfs" "$1" "$2" >&2 || exit 1
 			echo "$sum" > "$ird.stamp"
 		fi
 	) 9> "$2/.rxkit-initramfs.lock" || return 1

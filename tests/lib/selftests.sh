@@ -3,7 +3,7 @@
 # tests/lib/selftests.sh: the kit's own kernel selftests of a target
 # (series/TARGET/selftests/*.patch, the selftest of the kit's fix that
 # make mail posts beside it) applied to a view of a tree: a symlink farm
-# (tests/mkbpftests) or a scratch copy (tests/waits).  Sourced after
+# (images/mkbpftests) or a scratch copy (images/waits).  Sourced after
 # ci/lib.sh.
 
 # selftest_patches TARGET: the patches, in order, one a line.

@@ -2,7 +2,7 @@
 # shellcheck shell=sh
 # The hosts of tests/vsock_vhost_vsock.sh's guest under test: this machine when
 # its /dev/vhost-vsock works, else an L1 guest (the baseline kernel) with
-# kernel vhost-vsock, made by tests/mknested.  Sourced by that suite alone,
+# kernel vhost-vsock, made by images/mknested.  Sourced by that suite alone,
 # after tests/lib.sh; uses its art, host_out, kernel, accel, L1 and
 # NESTED_TIMEOUT.
 # shellcheck disable=SC2034,SC2154 # sets the suite's backend globals, reads its own
@@ -57,7 +57,7 @@ detect_host()
 run_nested()
 {
 	local rc=0
-	"$RXKIT_TOP/tests/mknested" "$l1_o" "$kernel" "$art/initrd.cpio.gz" "$art/env" \
+	"$RXKIT_TOP/images/mknested" "$l1_o" "$kernel" "$art/initrd.cpio.gz" "$art/env" \
 		"$art/l1.cpio.gz" > "$art/mknested.log" 2>&1 || {
 		sed 's/^/# /' "$art/mknested.log"
 		return 1
