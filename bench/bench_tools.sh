@@ -10,7 +10,7 @@ set -eu
 PROG=bench_tools
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/bench/lib/bench-tools.sh"
+. "$RXKIT_TOP/bench/lib/bench_tools.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="build unit cli_example cli_lower_is_better cli_refusals rx_counts rx_detects_corruption tx_retries slow_reader cycles ping_pong insn_plugin checkpatch"
@@ -200,7 +200,7 @@ test_slow_reader()
 	[ "$rc" = 0 ] || return "$KSFT_FAIL"
 }
 
-# cycles: bench/lib/bench-tools.sh.
+# cycles: bench/lib/bench_tools.sh.
 
 # A stream with one wrong byte, and one cut short of -n, fail with exit 1;
 # the wrong byte is found at its offset.
@@ -261,7 +261,7 @@ test_ping_pong()
 	[ "$rc" = 0 ] || return "$KSFT_FAIL"
 }
 
-# insn_plugin: bench/lib/bench-tools.sh.
+# insn_plugin: bench/lib/bench_tools.sh.
 
 test_checkpatch()
 {

@@ -6,7 +6,7 @@ set -eu
 PROG=commands
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/static-lib.sh"
+. "$RXKIT_TOP/tests/lib/static.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="commands_packaged settings_documented limits_used"
@@ -39,7 +39,7 @@ readonly SH_BUILTINS=". : [ alias bg break cd command continue echo eval exec ex
 
 # commands_scan: tests/commands-scan (shfmt's parse of each script; its
 # front ends in tests/commands_front.py) over the kit's host-side scripts:
-# shell_files (tests/static-lib.sh) except the busybox guest's
+# shell_files (tests/lib/static.sh) except the busybox guest's
 # (tests/guest/, bench/guest/), tests/fixtures/, bench/fixtures/ and the maintainer scripts debian/*.in,
 # which run on the installing system (their needs are the packages'
 # Depends); the recipes of Makefile, debian/rules and every *.mk; the build

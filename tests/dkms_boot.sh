@@ -19,7 +19,7 @@ set -eu
 PROG=dkms_boot
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/packages-lib.sh"
+. "$RXKIT_TOP/tests/lib/packages.sh"
 . "$RXKIT_TOP/tests/lib/image_vm.sh"
 
 # Each test and what it checks (-l); one VM run serves them all.

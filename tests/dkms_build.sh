@@ -17,7 +17,7 @@ set -eu
 PROG=dkms_build
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/packages-lib.sh"
+. "$RXKIT_TOP/tests/lib/packages.sh"
 
 # Each test and what it checks (-l); they run in this order, each on the
 # state the one before left.

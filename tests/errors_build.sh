@@ -9,7 +9,7 @@ set -eu
 PROG=errors_build
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/errors-lib.sh"
+. "$RXKIT_TOP/tests/lib/errors.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="kconfig_unmet kconfig_changed qemu_no_init dmesg_scan series_bad_patch vhost_no_l1"

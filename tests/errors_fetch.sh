@@ -8,8 +8,8 @@ set -eu
 PROG=errors_fetch
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/errors-fetch-lib.sh"
-. "$RXKIT_TOP/tests/errors-lib.sh"
+. "$RXKIT_TOP/tests/lib/errors_fetch.sh"
+. "$RXKIT_TOP/tests/lib/errors.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="unknown_target tampered_tarball truncated_tarball local_tarball_drift \
@@ -190,7 +190,7 @@ test_no_space()
 }
 
 # drift_report, drift_unverified_tarball and drift_one_hunk, the tests of
-# maint/check-drift alone: tests/errors-fetch-lib.sh.
+# maint/check-drift alone: tests/lib/errors_fetch.sh.
 
 # series/6.1 drops the sockmap hand-off: a 6.1 tree with vsock sockmap
 # (net/vmw_vsock/vsock_bpf.c, as a vendor backport of 634f1a7110b4 has

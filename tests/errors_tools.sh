@@ -11,7 +11,7 @@ set -eu
 PROG=errors_tools
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/errors-lib.sh"
+. "$RXKIT_TOP/tests/lib/errors.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="ab_regression sockmap_known_defects summary_stale commands_unpackaged cleanroot_scan pipeline_refused bpftests_refused repo_flavour cloud_tree_refused"

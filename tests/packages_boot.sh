@@ -16,13 +16,13 @@
 # kernel, which runs the vsock loopback jobs and apt-get removes itself,
 # GRUB boots Debian's kernel again.  One QEMU run for the three boots; the
 # guest reports on its second serial port.  The packages:
-# tests/packages-lib.sh's need_packages; the repository:
-# tests/packages-repo-lib.sh's make_repo (ci/repo).
+# tests/lib/packages.sh's need_packages; the repository:
+# tests/lib/packages_repo.sh's make_repo (ci/repo).
 set -eu
 PROG=packages_boot
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/packages-lib.sh"
+. "$RXKIT_TOP/tests/lib/packages.sh"
 . "$RXKIT_TOP/tests/lib/image_vm.sh"
 
 # Each test and what it checks (-l); one VM run serves them all.
@@ -99,7 +99,7 @@ cloud_release()
 }
 
 pkg_setup "$@"
-. "$RXKIT_TOP/tests/packages-repo-lib.sh"
+. "$RXKIT_TOP/tests/lib/packages_repo.sh"
 [ "$btree$bflavour" != debianguest ] ||
 	die "--tree debian: Debian's own kernel is the other side of the cloud flavour's A/B alone; run: tests/packages_boot.sh --tree debian --flavour cloud $target"
 pkg_need_root

@@ -15,7 +15,7 @@ set -eu
 PROG=packages_build
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/packages-lib.sh"
+. "$RXKIT_TOP/tests/lib/packages.sh"
 
 # Each test and what it checks (-l).
 readonly TEST_NAMES="build source ccache"

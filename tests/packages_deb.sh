@@ -12,12 +12,12 @@
 # upgrades it; purge leaves nothing behind; piuparts, Debian's own
 # install and purge test, passes.  The packages: those of
 # $RXKIT_OUT/TARGET/packages when newer than the kernel, else ci/package's
-# (tests/packages-lib.sh, need_packages).
+# (tests/lib/packages.sh, need_packages).
 set -eu
 PROG=packages_deb
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/packages-lib.sh"
+. "$RXKIT_TOP/tests/lib/packages.sh"
 
 # Each test and what it checks (-l).
 readonly TEST_NAMES="lintian deb_install deb_extmod deb_boot deb_upgrade deb_purge deb_piuparts"

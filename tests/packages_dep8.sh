@@ -22,7 +22,7 @@ set -eu
 PROG=packages_dep8
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/packages-lib.sh"
+. "$RXKIT_TOP/tests/lib/packages.sh"
 
 # Each test and what it checks (-l).
 readonly TEST_NAMES="dep8_depends dep8_install_reboot"
@@ -50,7 +50,7 @@ Environment: RXKIT_ACCEL.  Limit: dep8 of tests/data/limits.
 USAGE
 }
 
-# --tree patched and --flavour guest alone (tests/packages-lib.sh).
+# --tree patched and --flavour guest alone (tests/lib/packages.sh).
 pkg_opt() { pkg_opt_packaged "$@"; }
 pkg_setup "$@"
 pkg_need_kernel

@@ -9,14 +9,14 @@
 # reproducible: a second package build is byte-identical to the first.
 # deb_dbg: the -dbg package of a configuration with debug info, linted.
 # deb_clean_build: Build-Depends complete (a buildd-like clean root).  Both
-# need the packages of this tree (tests/packages-lib.sh, need_packages):
+# need the packages of this tree (tests/lib/packages.sh, need_packages):
 # deb_clean_build compares its .debs with them, and both SKIP when they
 # cannot be built.
 set -eu
 PROG=packages_rebuild
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/packages-lib.sh"
+. "$RXKIT_TOP/tests/lib/packages.sh"
 
 # Each test and what it checks (-l).
 readonly TEST_NAMES="reproducible revision deb_dbg deb_clean_build"

@@ -13,7 +13,7 @@ set -eu
 PROG=packages_refusals
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/packages-lib.sh"
+. "$RXKIT_TOP/tests/lib/packages.sh"
 
 # Each test and what it checks (-l).
 readonly TEST_NAMES="deb_fuzz_refused deb_offset_refused rpm_fuzz_refused rpm_offset_refused"

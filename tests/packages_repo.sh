@@ -19,7 +19,7 @@ set -eu
 PROG=packages_repo
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/packages-lib.sh"
+. "$RXKIT_TOP/tests/lib/packages.sh"
 
 # Each test and what it checks (-l).
 readonly TEST_NAMES="repo_publish apt_install apt_tampered apt_wrong_key dnf_install \
@@ -55,7 +55,7 @@ USAGE
 pkg_setup "$@"
 # After pkg_setup: its EXIT trap (repo_cleanup) needs work and ends with
 # pkg_cleanup's.
-. "$RXKIT_TOP/tests/packages-repo-lib.sh"
+. "$RXKIT_TOP/tests/lib/packages_repo.sh"
 pkg_need_kernel
 pkg_need_root
 need gpg gpg

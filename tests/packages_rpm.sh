@@ -10,12 +10,12 @@
 # -devel inside the root; the installed kernel boots; rpm -e runs %preun
 # and leaves nothing behind.  The packages: those of
 # $RXKIT_OUT/TARGET/packages when newer than the kernel, else ci/package's
-# (tests/packages-lib.sh, need_packages).
+# (tests/lib/packages.sh, need_packages).
 set -eu
 PROG=packages_rpm
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/packages-lib.sh"
+. "$RXKIT_TOP/tests/lib/packages.sh"
 
 # Each test and what it checks (-l).
 readonly TEST_NAMES="rpmlint rpm_install rpm_verify rpm_extmod rpm_boot rpm_erase"

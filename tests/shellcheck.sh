@@ -6,7 +6,7 @@ set -eu
 PROG=shellcheck
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/static-lib.sh"
+. "$RXKIT_TOP/tests/lib/static.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="shellcheckrc shellcheck"

@@ -6,8 +6,8 @@ set -eu
 PROG=static
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
-. "$RXKIT_TOP/tests/static-lib.sh"
-. "$RXKIT_TOP/tests/static-trees-lib.sh"
+. "$RXKIT_TOP/tests/lib/static.sh"
+. "$RXKIT_TOP/tests/lib/static_trees.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record matrix_current skip_lists case_parser shell_syntax"

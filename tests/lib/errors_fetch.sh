@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# tests/errors-fetch-lib.sh: the tests of tests/errors_fetch.sh that run
+# tests/lib/errors_fetch.sh: the tests of tests/errors_fetch.sh that run
 # maint/check-drift alone (drift_report, drift_unverified_tarball and
 # drift_one_hunk; the suite lists and runs them).  Sourced after
-# tests/errors-lib.sh (work, expect_in, fake_tarball) by
+# tests/lib/errors.sh (work, expect_in, fake_tarball) by
 # tests/errors_fetch.sh.
 # shellcheck disable=SC2034,SC2154 # work is the suite's, SKIP_REASON run_tests'
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# tests/static-trees-lib.sh: the helpers tests/static.sh checks the kit's
+# tests/lib/static_trees.sh: the helpers tests/static.sh checks the kit's
 # lists against the kernel trees with: the case names a skip list quotes
 # (skip_names) and a series' refuse list (refuse_ok).  Sourced after
 # ci/lib.sh by tests/static.sh, whose work folder they write in.

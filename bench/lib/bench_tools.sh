@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# bench/lib/bench-tools.sh: the tests of bench/bench_tools.sh that need
+# bench/lib/bench_tools.sh: the tests of bench/bench_tools.sh that need
 # more than the tools: the cycles counter (cycles) and the TCG plugin
 # (insn_plugin); the suite lists and runs them.  Sourced after
 # tests/lib.sh by bench/bench_tools.sh, whose work folder and tools

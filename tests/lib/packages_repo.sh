@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# tests/packages-repo-lib.sh: the repository, the private apt states and
+# tests/lib/packages_repo.sh: the repository, the private apt states and
 # dnf roots of tests/packages_repo.sh, and its refusal checks.  Sourced
-# after tests/packages-lib.sh (work, art, target, rel, deb, rpmf, rpm_name).
+# after tests/lib/packages.sh (work, art, target, rel, deb, rpmf, rpm_name).
 # shellcheck disable=SC2034,SC2154 # the suite's variables, both ways
 
 readonly REFUSALS="$RXKIT_TOP/tests/data/repo-refusals"

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# tests/packages-lib.sh: what the package suites (tests/packages_*.sh)
+# tests/lib/packages.sh: what the package suites (tests/packages_*.sh)
 # share: their command line and folders, the packages of this tree, the
 # lint reports and the external module build.  Sourced after ci/lib.sh and
 # tests/lib.sh by a suite that has set TEST_NAMES, TEST_DESCS and usage().
