@@ -244,3 +244,4 @@ mirror_for()
 . "$RXKIT_TOP/ci/lib/args.sh"
 . "$RXKIT_TOP/ci/lib/series.sh"
 . "$RXKIT_TOP/ci/lib/kconfig.sh"
+. "$RXKIT_TOP/ci/lib/skips.sh"

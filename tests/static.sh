@@ -10,7 +10,7 @@ PROG=static
 . "$RXKIT_TOP/tests/lib/static_trees.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record matrix_current skip_lists case_parser shell_syntax"
+readonly TEST_NAMES="upstream_verbatim upstream_git_am series_files series_equivalent interdiff fixes_record matrix_current skip_lists case_parser shell_syntax layout"
 readonly TEST_DESCS="patches/upstream/ is the posting, byte for byte:\
 git am takes every posted patch with its author and subject, git apply the five in order:\
 every series names existing files, each patch its origin and backport note, refuse lists sound:\
@@ -20,7 +20,8 @@ series/TARGET/fixes describes each fetched pinned tree:\
 series/MATRIX.md and the CHANGELOG lines of the matrix are current:\
 every skip-list entry is a case id of its job's program with a reason quoting its name:\
 the reader of vsock_test output (tests/lib/cases.sh) prints the expected KTAP of its fixtures:\
-every shell script of the kit parses (sh -n, bash -n for a bash #! line)"
+every shell script of the kit parses (sh -n, bash -n for a bash #! line):\
+the product (ci/, debian/, rpm/, dkms/) sources ci/ alone, and a suite library is tests/lib/NAME.sh (bench/lib/ for the benchmark), as made-up bad files show"
 
 usage()
 {
@@ -269,6 +270,30 @@ test_shell_syntax()
 	done < "$work/shell.files"
 	echo "# sh -n on $(wc -l < "$work/shell.files") scripts"
 	return "$rc"
+}
+
+test_layout()
+{
+	local f= s=
+	shell_list "$work/shell.files" || return "$KSFT_FAIL"
+	while read -r f; do
+		s=$(shell_sources "$f")
+		printf '%s %s\n' "$f" "${s:--}" | awk 'NR == 1 { f = $1 } NR > 1 { $0 = f " " $0 } { print }'
+	done < "$work/shell.files" > "$work/sources"
+	layout_bad < "$work/sources" > "$work/layout.bad"
+	printf '%s\n' 'ci/package.d/x.sh tests/lib/cases.sh' 'bench/x-lib.sh -' 'ci/x ci/lib.sh' |
+		layout_bad > "$work/layout.made-up"
+	echo "# $(cut -d" " -f1 "$work/sources" | sort -u | wc -l) shell files and what they source"
+	if [ -s "$work/layout.bad" ]; then
+		cat "$work/layout.bad"
+		return "$KSFT_FAIL"
+	fi
+	[ "$(grep -c . "$work/layout.made-up")" = 2 ] &&
+		grep -q 'x.sh sources tests/lib/cases.sh' "$work/layout.made-up" &&
+		grep -q 'bench/x-lib.sh: a suite' "$work/layout.made-up" && return "$KSFT_PASS"
+	echo "# the check took the made-up bad files for good or the good one for bad:"
+	sed 's/^# /#   /' "$work/layout.made-up"
+	return "$KSFT_FAIL"
 }
 
 # shellcheck disable=SC2086

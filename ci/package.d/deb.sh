@@ -14,9 +14,6 @@
 # The run's state is shared with ci/package and its other parts:
 # shellcheck disable=SC2034,SC2154
 
-# skip_list, from the kit's test library.
-. "$RXKIT_TOP/tests/lib/cases.sh"
-
 need_deb()
 {
 	need dpkg-source dpkg-dev

@@ -129,18 +129,6 @@ case_times_note()
 		printf "# %s: case id %s ended after %s s: %s\n", n, id, s, $0 }' "$3/case-times"
 }
 
-# skip_list JOB TARGET [FLAVOUR]: the skip list of JOB, "ID REASON" lines:
-# tests/guest/skip/JOB (every target), JOB.TARGET (test ids differ between
-# trees) and JOB.TARGET.FLAVOUR (e.g. the slower debug kernels).
-skip_list()
-{
-	local f=
-	for f in "$1" "$1.$2" "$1.$2.${3:-guest}"; do
-		f="$RXKIT_TOP/tests/guest/skip/$f"
-		[ ! -f "$f" ] || grep -v '^#' "$f" | grep '[^ ]' || true
-	done
-}
-
 # skip_files ART TARGET FLAVOUR JOB...: ART/tools/rxkit/skip/JOB for each
 # JOB (skip_list), which tools_initrd packs over the initramfs's own.
 skip_files()

@@ -86,3 +86,16 @@ shell_list()
 	echo "# no shell scripts found in $RXKIT_TOP"
 	return 1
 }
+
+# layout_bad: reads "FILE SOURCED" lines (SOURCED "-": FILE sources
+# nothing) and names each that breaks the folders' roles: a file of the
+# product (ci/, debian/, rpm/, dkms/) that sources a library outside ci/,
+# and a library kept beside the suites as tests/NAME-lib.sh or
+# bench/NAME-lib.sh instead of tests/lib/ or bench/lib/.
+layout_bad()
+{
+	awk '$1 ~ /^(ci|debian|rpm|dkms)\// && $2 != "-" && $2 !~ /^ci\// {
+		print "# " $1 " sources " $2 ": the product sources ci/ alone (move what it needs to ci/lib/)" }
+	$1 ~ /^(tests|bench)\/[^\/]*-lib\.sh$/ {
+		print "# " $1 ": a suite library is tests/lib/NAME.sh (bench/lib/ for the benchmark)" }'
+}
