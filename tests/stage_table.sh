@@ -9,6 +9,7 @@ set -eu
 PROG=stage_table.sh
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
+. "$RXKIT_TOP/tests/lib/stage_table.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="current stale refuses plans full_others commands runners inputs outputs one_list"
@@ -33,39 +34,11 @@ suite_alone "$@"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-stage-table.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
-# kit_copy: what pipeline/stagegen reads and writes, in $work/kit.
-kit_copy()
-{
-	rm -rf "$work/kit"
-	mkdir -p "$work/kit/ci/lib" "$work/kit/doc"
-	cp "$RXKIT_TOP/pipeline/stagegen" "$RXKIT_TOP/pipeline/stage-table" "$RXKIT_TOP/pipeline/stages.gen.mk" "$work/kit/ci/"
-	cp "$RXKIT_TOP/pipeline/lib/stagetable.py" "$RXKIT_TOP/pipeline/lib/stagedoc.py" "$work/kit/ci/lib/"
-	cp "$RXKIT_TOP/doc/pipeline.md" "$work/kit/doc/"
-	cp -r "$RXKIT_TOP/series" "$work/kit/series"
-}
-
 test_current()
 {
 	"$RXKIT_TOP/pipeline/stagegen" --check 2>&1 | sed 's/^/# /'
 	"$RXKIT_TOP/pipeline/stagegen" --check 2>/dev/null || return "$KSFT_FAIL"
 	echo "# pipeline/stages.gen.mk and doc/pipeline.md are current"
-}
-
-# stale_one SED WANT: --check after SED on the table's copy fails naming
-# WANT (and no other generated file).
-stale_one()
-{
-	local rc=0
-	kit_copy
-	sed -i "$1" "$work/kit/pipeline/stage-table"
-	"$work/kit/pipeline/stagegen" --check 2> "$work/err" || rc=$?
-	if [ "$rc" != 1 ] || ! grep -q "error: $2 is not what" "$work/err" ||
-	   [ "$(grep -c 'is not what' "$work/err")" != 1 ]; then
-		echo "# after '$1': exit $rc (expected 1, naming $2 alone)"
-		sed 's/^/#   /' "$work/err"
-		return 1
-	fi
-	echo "# after '$1': $(cat "$work/err")"
 }
 
 test_stale()
@@ -76,22 +49,6 @@ test_stale()
 	kit_copy
 	"$work/kit/pipeline/stagegen" --check 2> "$work/err" || { echo "# the copy itself is stale"; rc=$KSFT_FAIL; }
 	return "$rc"
-}
-
-# refused NAME AWK WANT: the table's copy edited by AWK is refused with
-# exit 2 and a message matching WANT.
-refused()
-{
-	local rc=0
-	kit_copy
-	awk "$2" "$RXKIT_TOP/pipeline/stage-table" > "$work/kit/pipeline/stage-table"
-	"$work/kit/pipeline/stagegen" --mk > /dev/null 2> "$work/err" || rc=$?
-	if [ "$rc" != 2 ] || ! grep -q -- "$3" "$work/err"; then
-		echo "# $1: exit $rc (expected 2 and '$3')"
-		sed 's/^/#   /' "$work/err"
-		return 1
-	fi
-	echo "# $1: $(cat "$work/err")"
 }
 
 # The bad rows: what is wrong, the awk that makes it of the table, what
@@ -120,13 +77,6 @@ ROWS
 	return "$rc"
 }
 
-# plan_of TIER TARGET: the stage names of make -n's plan, in its order.
-plan_of()
-{
-	MAKEFLAGS= MAKELEVEL= make -s -C "$RXKIT_TOP" -n -B TIER="$1" TARGET="$2" RXKIT_OUT="$work/out" stages |
-		sed -n "s/^pipeline\/stage --skip '[^']*' \([^ ]*\) -- .*/\1/p; t; s/^pipeline\/stage \([^ -][^ ]*\) .*/\1/p"
-}
-
 test_plans()
 {
 	local rc="$KSFT_PASS" tier= t=
@@ -146,23 +96,6 @@ test_plans()
 		done
 	done
 	return "$rc"
-}
-
-# skipped_in TIER TARGET: the stages make -n records as skipped.
-skipped_in()
-{
-	MAKEFLAGS= MAKELEVEL= make -s -C "$RXKIT_TOP" -n -B TIER="$1" TARGET="$2" RXKIT_OUT="$work/out" stages |
-		sed -n "s/^pipeline\/stage --skip '[^']*' \([^ ]*\) -- .*/\1/p"
-}
-
-# full_others_case TIER TARGET STAGE WANT: STAGE is skipped (WANT=yes) or
-# runs (no) in TIER for TARGET.
-full_others_case()
-{
-	local got=no
-	skipped_in "$1" "$2" | grep -qx "$3" && got=yes
-	echo "# $1 TARGET=$2: $3 skipped: $got (want $4)"
-	[ "$got" = "$4" ]
 }
 
 test_full_others()
@@ -261,28 +194,6 @@ test_inputs()
 	return "$rc"
 }
 
-# stage_in OUT NAME COMMAND...: pipeline/stage NAME's status with RXKIT_OUT=OUT.
-stage_in()
-{
-	local out=$1 name=$2
-	shift 2
-	RXKIT_OUT=$out RXKIT_RESULTS=$out/check "$RXKIT_TOP/pipeline/stage" "$name" -- "$@" > "$work/stage.out" 2>&1 || :
-	"$RXKIT_TOP/pipeline/results" status "$out/check/$name.json"
-}
-
-# outputs_case NAME WANT WHY COMMAND...: pipeline/stage NAME COMMAND gives WANT.
-outputs_case()
-{
-	local name=$1 want=$2 why=$3 got=
-	shift 3
-	got=$(stage_in "$work/o" "$name" "$@")
-	if [ "$got" != "$want" ] || { [ "$want" = fail ] && ! grep -q -- "$why" "$work/o/check/$name.log"; }; then
-		echo "# $name $*: $got (expected $want: $why)"; sed 's/^/#   /' "$work/stage.out"
-		return 1
-	fi
-	echo "# $name: $got ($why)"
-}
-
 test_outputs()
 {
 	local rc="$KSFT_PASS" res=
@@ -296,14 +207,6 @@ test_outputs()
 		sh -c 'touch "$1" "$2"' sh "$res" "$work/o/stray" || rc=$KSFT_FAIL
 	outputs_case no-such-stage pass "no row: not checked" true || rc=$KSFT_FAIL
 	return "$rc"
-}
-
-# names_in FILE: how many stages FILE names (doc/pipeline.md without its
-# generated table).
-names_in()
-{
-	sed '/^<!-- stages: generated/,/^<!-- end of stages -->/d' "$1" |
-		grep -owF -f "$work/names" | sort -u | wc -l
 }
 
 test_one_list()

@@ -23,12 +23,10 @@ readonly RELAY_PORT=5300 RELAY_LPORT=5301
 # their exit code 1 is a failed case,
 # which handoff_cases and bpf_selftests judge (guest_verdict).
 readonly HARNESS_JOBS="sockmap_loopback sockmap_virtio bpf_selftests"
-# The loop's size in the guest (tests/sockmap/rxkit-sockmap.c; empty: its own
-# defaults, 12 rounds of 60 ms phases).
-readonly ROUNDS="${RXKIT_SOCKMAP_ROUNDS:-}"
-readonly PHASE_MS="${RXKIT_SOCKMAP_MS:-}"
-# 1: a known defect's failure stays a failure (tests/data/sockmap-defects).
-readonly RUN_KNOWN="${RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS:-0}"
+# The loop's size in the guest (--rounds, --phase-ms; empty: the defaults
+# of tests/sockmap/rxkit-sockmap.c, 12 rounds of 60 ms phases) and
+# --run-known-defects (1: a known defect's failure stays a failure).
+ROUNDS= PHASE_MS= RUN_KNOWN=0
 # The known defects of the BPF selftests' vsock cases (bpf_selftests).
 readonly BPF_DEFECTS="$RXKIT_TOP/tests/data/bpf-selftests-defects"
 
@@ -36,6 +34,7 @@ usage()
 {
 	cat <<USAGE
 usage: tests/vsock_sockmap.sh [--tree patched|baseline] [--flavour NAME]
+       [--rounds N] [--phase-ms MS] [--run-known-defects]
        [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 Boot the TREE kernel of TARGET (default: patched, $RXKIT_TARGET) built
@@ -45,20 +44,35 @@ its tests (-l lists them; -t NAME runs NAME, -T NAME leaves it out; each
 may repeat).
 Artefacts (serial logs, protocol logs, KTAP, results.json, reproducer.sh):
 \$RXKIT_OUT/TARGET/TREE/sockmap/ (TREE-FLAVOUR/ for another flavour)
-Environment: RXKIT_ACCEL=auto|kvm|tcg,
-  RXKIT_SOCKMAP_ROUNDS, RXKIT_SOCKMAP_MS (the loop's rounds and phase length),
-  RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS=1 (a case failing as a known defect of
-  tests/data/sockmap-defects says is a failure, not XFAIL).
+--rounds N, --phase-ms MS: the hand-off loop's rounds and phase length
+  (default 12 and 60).
+--run-known-defects: a case failing as a known defect of
+  tests/data/sockmap-defects says is a failure, not XFAIL.
+Environment: RXKIT_ACCEL=auto|kvm|tcg.
 Limits: boot and job of tests/data/limits.
 USAGE
 }
 
-guest_test_setup "$@"
-for v in "$ROUNDS" "$PHASE_MS"; do
-	case "$v" in
-	*[!0-9]*) die "RXKIT_SOCKMAP_ROUNDS and RXKIT_SOCKMAP_MS must be numbers" ;;
+# extra_opt ARG...: this suite's options (parse_stage_args).
+extra_opt()
+{
+	case "$1" in
+	--rounds|--phase-ms)
+		opt_arg "a number" "$@"
+		case "$2" in
+		''|*[!0-9]*) die "$1 needs a number, not '$2'" ;;
+		esac
+		if [ "$1" = --rounds ]; then ROUNDS=$2; else PHASE_MS=$2; fi
+		return 2 ;;
+	--run-known-defects) RUN_KNOWN=1; return 1 ;;
 	esac
-done
+	return 0
+}
+
+guest_test_setup "$@"
+SUITE_OPTS="${ROUNDS:+--rounds $ROUNDS }${PHASE_MS:+--phase-ms $PHASE_MS }"
+[ "$RUN_KNOWN" = 0 ] || SUITE_OPTS="$SUITE_OPTS--run-known-defects"
+SUITE_OPTS=${SUITE_OPTS% }
 art="$(out_dir "$target")/$variant/sockmap"
 rm -rf "$art"
 mkdir -p "$art"
@@ -92,7 +106,7 @@ daemon_pid= host_pid= guest_pid= qemu_pidfile= relay_pid=
 initrd="$art/initrd.cpio.gz"
 accel=$(pick_accel "$kernel" "$initrd" "$art/accel-probe")
 printf '%s\n' "$accel" > "$art/accel"
-results_begin "$art" vsock_sockmap.sh RXKIT_SOCKMAP_ROUNDS RXKIT_SOCKMAP_MS RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS
+results_begin "$art" vsock_sockmap.sh
 
 test_checkpatch()
 {
@@ -155,7 +169,7 @@ test_bpf_selftests()
 # excused LOG RAW KTAP [LIST]: RAW's cases into KTAP, each failure that
 # LOG shows as a known defect of LIST (known_defects; default
 # tests/data/sockmap-defects) as XFAIL, none with
-# RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS=1; false when known_defects refused.
+# --run-known-defects; false when known_defects refused.
 excused()
 {
 	if [ "$RUN_KNOWN" = 1 ]; then
@@ -167,7 +181,7 @@ excused()
 
 # handoff_cases JOB: the harness's cases of JOB's guest run as subtests, a
 # known defect's failure as XFAIL (tests/data/sockmap-defects; not with
-# RXKIT_SOCKMAP_RUN_KNOWN_DEFECTS=1); KSFT_FAIL when one failed otherwise,
+# --run-known-defects); KSFT_FAIL when one failed otherwise,
 # none ran, a listed defect names no case, or the guest ran another kernel.
 handoff_cases()
 {

@@ -26,13 +26,15 @@ readonly BYTES_FILE="$RXKIT_TOP/tests/data/h2g-bytes"
 # The shapes of host_to_guest_shapes (the guest job reads the same file).
 readonly SHAPES_FILE="$RXKIT_TOP/tests/data/h2g-shapes"
 # The settings of this suite, which reproducer.sh repeats.
-readonly SETTINGS="RXKIT_VHOST_USER_BACKEND RXKIT_VHOST_USER_RUN_KNOWN_DEFECTS"
+readonly SETTINGS="RXKIT_VHOST_USER_BACKEND"
+# --run-known-defects (1: run the tests the backend is known not to carry).
+RUN_BACKEND_DEFECTS=0
 
 usage()
 {
 	cat <<USAGE
 usage: tests/vsock_vhost_user.sh [--tree patched|baseline] [--flavour NAME]
-       [-l] [-t NAME]... [-T NAME]... [TARGET]
+       [--run-known-defects] [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 Boot the TREE kernel of TARGET (default: patched, $RXKIT_TARGET) with a
 virtio-vsock device and run its tests (-l lists them; -t NAME runs NAME,
@@ -44,16 +46,26 @@ RXKIT_VHOST_USER_BACKEND=auto, all SKIP (the kernel's vhost-vsock is
 tests/vsock_vhost_vsock.sh's); no daemon: all SKIP with the reason.
 Artefacts: \$RXKIT_OUT/TARGET/TREE/vhost-user/ (serial, protocol,
 daemon and host-side logs, KTAP, results.json, reproducer.sh).
+--run-known-defects: run the tests the backend is known not to carry
+  (tests/data/backend-defects) instead of skipping them; their real
+  result is reported.
 Environment: RXKIT_ACCEL=auto|kvm|tcg,
   RXKIT_VHOST_USER_BACKEND=auto|vhost-user (vhost-user: use the daemon
-  even where /dev/vhost-vsock exists),
-  RXKIT_VHOST_USER_RUN_KNOWN_DEFECTS=1 (run the tests the backend is known
-  not to carry, tests/data/backend-defects, instead of skipping them; their
-  real result is reported).  Limits: boot and job of tests/data/limits.
+  even where /dev/vhost-vsock exists).
+Limits: boot and job of tests/data/limits.
 USAGE
 }
 
+# extra_opt ARG...: this suite's option (parse_stage_args).
+extra_opt()
+{
+	[ "$1" = --run-known-defects ] || return 0
+	RUN_BACKEND_DEFECTS=1
+	return 1
+}
+
 guest_test_setup "$@"
+[ "$RUN_BACKEND_DEFECTS" = 0 ] || SUITE_OPTS=--run-known-defects
 [ -f "$SHAPES_FILE" ] || die "$SHAPES_FILE missing"
 [ -f "$BYTES_FILE" ] || die "$BYTES_FILE missing"
 # shellcheck disable=SC2046 # the two sizes of the flavour's line

@@ -10,9 +10,9 @@
 # results_begin ART SCRIPT [SETTING...]: before a guest suite runs, write
 # ART/reproducer.sh (re-runs this suite with the same tree, flavour,
 # target, cache, accelerator, RXKIT_TIME_SCALE and tests (-t), and each
-# SETTING, an environment variable of the suite, that is set; an argument
-# runs that test alone) and start the per-test record of
-# ART/results.json.
+# SETTING, an environment variable of the suite, that is set, and the
+# suite's own options, SUITE_OPTS; an argument runs that test alone) and
+# start the per-test record of ART/results.json.
 # Reads tree, flavour, target and accel (guest_test_setup, pick_accel).
 results_begin()
 {
@@ -44,7 +44,8 @@ results_begin()
 		printf '[ $# -eq 0 ] || set -- -t "$1"\n'
 		printf '[ $# -gt 0 ] || set --'
 		for t in $TESTS; do printf ' -t %s' "$t"; done
-		printf '\nexec tests/%s --tree %s --flavour %s "$@" %s\n' "$script" "$tree" "$flavour" "$target"
+		printf '\nexec tests/%s --tree %s --flavour %s %s"$@" %s\n' "$script" "$tree" "$flavour" \
+			"${SUITE_OPTS:+$SUITE_OPTS }" "$target"
 	} > "$art/reproducer.sh"
 	chmod +x "$art/reproducer.sh"
 }

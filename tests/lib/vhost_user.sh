@@ -49,7 +49,8 @@ cleanup()
 
 # skip_unless_backend TEST: return KSFT_SKIP with the reason when the
 # backend cannot run TEST (none, or a known defect of its version:
-# tests/data/backend-defects); 0 otherwise.
+# tests/data/backend-defects; RUN_BACKEND_DEFECTS=1, the suite's
+# --run-known-defects, runs it anyway); 0 otherwise.
 skip_unless_backend()
 {
 	local why=
@@ -59,8 +60,8 @@ skip_unless_backend()
 	fi
 	why=$(backend_defect "$BACKEND_NAME" "$BACKEND_VERSION" "$1")
 	[ -z "$why" ] ||
-		why="$BACKEND_NAME ${BACKEND_VERSION:-?} $why (backend defect; RXKIT_VHOST_USER_RUN_KNOWN_DEFECTS=1 runs it)"
-	if [ -n "$why" ] && [ "${RXKIT_VHOST_USER_RUN_KNOWN_DEFECTS:-0}" != 1 ]; then
+		why="$BACKEND_NAME ${BACKEND_VERSION:-?} $why (backend defect; --run-known-defects runs it)"
+	if [ -n "$why" ] && [ "${RUN_BACKEND_DEFECTS:-0}" != 1 ]; then
 		SKIP_REASON=$why
 		return "$KSFT_SKIP"
 	fi
