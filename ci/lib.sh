@@ -160,7 +160,7 @@ kbuild_env()
 	export CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
 	# The compiler by its content, not its mtime: a root that installs the
 	# same gcc anew (tests/cleanroot.sh) then shares this machine's
-	# compiles (with mtime it missed every one: 855 s).
+	# compiles (with mtime it missed every one).
 	export CCACHE_COMPILERCHECK=content
 	# Depend mode: a miss takes its manifest from the compiler's own -MD
 	# file (kbuild's -Wp,-MMD) instead of running the preprocessor once
@@ -184,9 +184,8 @@ kbuild_env()
 # pkg_tmp: the folder ci/package unpacks and builds the packages in
 # (RXKIT_PKG_TMP, default auto).  Every package run unpacks the 1.8 GB
 # source tree three times (dpkg-source -b, dpkg-source -x, rpmbuild's
-# %prep) and compiles twice; on tmpfs an unpack takes 10 s against 40 s on
-# this machine's ext4 (measured: dpkg-source -x 10 s / 43 s, -b 17 s /
-# 76 s).  auto: /dev/shm when it is a tmpfs with 10 GiB free and 12 GiB of
+# %prep) and compiles twice; on tmpfs an unpack takes a quarter of its time
+# on ext4.  auto: /dev/shm when it is a tmpfs with 10 GiB free and 12 GiB of
 # memory are available (a package build of one target holds GBs at its peak), else
 # RXKIT_CACHE/pkg-tmp.  The folder name ends up in the headers packages'
 # host tools: callers that compare two builds pin it (tests/packages_build.sh).

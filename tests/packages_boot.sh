@@ -32,10 +32,8 @@ apt-get installs linux-image-REL from ci/repo's repository, the hooks make its i
 GRUB boots the installed kernel to multi-user.target:\
 the vsock loopback jobs pass on the installed kernel, its kernel log clean:\
 apt-get removes the kernel and its GRUB entry, Debian's kernel boots again"
-# The three boots and their jobs under TCG: 679-893 s measured with a
-# kernel build beside it (the last boot loses about 6 min before its
-# kernel starts, not explained yet: doc/testing.md); make check runs
-# another stage beside it, hence the margin.
+# The three boots and their jobs under TCG, with other stages beside them:
+# the vm limit of tests/data/limits.
 VM_TIMEOUT=$(limit vm) || exit 2
 readonly VM_TIMEOUT
 

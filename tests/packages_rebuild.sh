@@ -51,7 +51,7 @@ in_broot() { chroot "$broot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin 
 
 # Two builds from the same sources, in the same staging folder:
 # byte-identical source and binary packages (the second build's compiles
-# are ccache hits: the time is the packaging, about 8 minutes here).
+# are ccache hits: the time is the packaging).
 test_reproducible()
 {
 	local rc=0 s f g

@@ -28,8 +28,8 @@ run_linter()
 
 # lint_standin: the stand-in source package lintian checks by default,
 # $staging/lintsrc/linux-rxkit_DEB_VERSION.dsc.  Lintian of the real .dsc
-# unpacks and reads the 90,000 files of the kernel tarball (8 minutes on
-# two busy cores; RXKIT_LINT_SOURCE=full does it); the stand-in has the
+# unpacks and reads the 90,000 files of the kernel tarball, minutes of
+# both cores (RXKIT_LINT_SOURCE=full does it); the stand-in has the
 # same debian/ and an orig tarball of the files the series patches, and
 # all of lintian's checks run on it.
 lint_standin()
