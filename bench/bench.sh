@@ -46,7 +46,7 @@ bench/data/bench-rtt (--smoke: their smoke columns).
   the files' NESTED columns, no instructions pass).
 --out DIR: where the samples and logs go (default:
   \$RXKIT_OUT/TARGET/bench[-smoke]).  A full run (not --smoke) also keeps
-  its results in bench/TARGET/DATE-BACKEND/ (--keep DIR: there; --keep
+  its results in bench/runs/TARGET/DATE-BACKEND/ (--keep DIR: there; --keep
   '': nowhere).
 --patches N: the patched state is the posting's patches 1 to N
   (ci/prepare --patches N; ci/build --tree patched-N).
@@ -258,7 +258,7 @@ grep -q '^| 64K | baseline | ' "$out/report.md" 2>/dev/null ||
 [ -s "$out/plot.png" ] || { echo "# no plot: $(grep '^No plot' "$out/report.md")"; rc=1; }
 ktap_result "$rc" report
 echo "# samples: $out/samples.csv; tables: $out/report.md"
-# A full run's results beside the kit (bench/TARGET/DATE-BACKEND/): the
+# A full run's results beside the kit (bench/runs/TARGET/DATE-BACKEND/): the
 # samples, tables, plot and environment, not the guests' artefacts.
 if [ -n "$keep" ]; then
 	mkdir -p "$keep"

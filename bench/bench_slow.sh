@@ -36,7 +36,7 @@ patched kernels of TARGET (default: $RXKIT_TARGET; ci/build --tree TREE
 TARGET), N pairs (default 2) of fresh guests in AB/BA order.
 --out DIR: the rows and logs (default: \$RXKIT_OUT/TARGET/bench-slow).
 --keep DIR: the rows, tables and plot also there (default:
-  bench/TARGET/DATE-vhost-user-slow/; '': nowhere).
+  bench/runs/TARGET/DATE-vhost-user-slow/; '': nowhere).
 --patches N: the patched state is the posting's patches 1 to N.
 Environment: RXKIT_ACCEL.  Limit: bench-job (a guest) of tests/data/limits.
 USAGE

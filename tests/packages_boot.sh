@@ -231,7 +231,7 @@ test_boot_remove()
 		{ echo "# /boot/vmlinuz-$rel is still there"; rc=1; }
 	printf '%s\n' "$b" | grep -qx "RXKIT: grub.cfg lost vmlinuz-$rel" ||
 		{ echo "# grub.cfg still boots vmlinuz-$rel"; rc=1; }
-	# What the last boot's GRUB read (its slow start: doc/testing.md).
+	# What the last boot's GRUB read (its slow start: doc/package-tests.md).
 	printf '%s\n' "$b" | sed -n 's/^RXKIT: grub-entry /# grub.cfg: /p; s/^RXKIT: boot-file /# \/boot: /p'
 	check_boot removed debian || rc=1
 	grep -q '^RXKIT: done' "$pr.txt" || { echo "# the last boot did not finish"; rc=1; }

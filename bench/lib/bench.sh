@@ -46,7 +46,7 @@ bench_needs()
 # bench_settle DEFAULT_PAIRS OUT_NAME KEEP_SUFFIX: after the options: pairs
 # checked, ptree (the patched state's tree), out (default
 # $RXKIT_OUT/TARGET/OUT_NAME, emptied) and keep (default, when
-# KEEP_SUFFIX is not '-': bench/TARGET/DATE-BACKENDKEEP_SUFFIX, BACKEND
+# KEEP_SUFFIX is not '-': bench/runs/TARGET/DATE-BACKENDKEEP_SUFFIX, BACKEND
 # vhost-user or, bench/bench.sh --backend nested, vhost-vsock).
 bench_settle()
 {
