@@ -68,6 +68,7 @@ test_drift_one_hunk()
 	rm -rf "$kit"
 	mkdir -p "$s" "$h/a/net" "$h/b/net"
 	cp -r "$RXKIT_TOP/ci" "$kit/ci"
+	cp -r "$RXKIT_TOP/maint" "$kit/maint"
 	fake_tarball 93 "$work/hunk.tar.xz"
 	tar -C "$h" -xJf "$work/hunk.tar.xz"
 	printf 'target=7.3\nversion=7.3.93\nkind=deb\nsha256=%s\n' \
