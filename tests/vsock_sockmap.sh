@@ -70,9 +70,6 @@ extra_opt()
 }
 
 guest_test_setup "$@"
-SUITE_OPTS="${ROUNDS:+--rounds $ROUNDS }${PHASE_MS:+--phase-ms $PHASE_MS }"
-[ "$RUN_KNOWN" = 0 ] || SUITE_OPTS="$SUITE_OPTS--run-known-defects"
-SUITE_OPTS=${SUITE_OPTS% }
 art="$(out_dir "$target")/$variant/sockmap"
 rm -rf "$art"
 mkdir -p "$art"

@@ -65,7 +65,6 @@ extra_opt()
 }
 
 guest_test_setup "$@"
-[ "$RUN_BACKEND_DEFECTS" = 0 ] || SUITE_OPTS=--run-known-defects
 [ -f "$SHAPES_FILE" ] || die "$SHAPES_FILE missing"
 [ -f "$BYTES_FILE" ] || die "$BYTES_FILE missing"
 # shellcheck disable=SC2046 # the two sizes of the flavour's line

@@ -13,14 +13,15 @@
 # one; a second: "only one target at a time").  Script-specific options:
 # the script defines extra_opt(), which gets the remaining arguments
 # before anything else and returns how many of them it consumed (0: not
-# its own; opt_arg checks an option's value).  Anything else starting
+# its own; opt_arg checks an option's value); the words it consumed are
+# EXTRA_OPTS, in their order (a suite's reproducer.sh repeats them).  Anything else starting
 # with '-': usage on stderr and "PROG: error: unknown option 'X'".
-# shellcheck disable=SC2034 # tree, flavour, target: the caller's
+# shellcheck disable=SC2034 # tree, flavour, target, EXTRA_OPTS: the caller's
 parse_stage_args()
 {
-	local shared="$1" word= n=0 with_tree=0 with_flavour=0 with_tests=0
+	local shared="$1" word= n=0 i=0 with_tree=0 with_flavour=0 with_tests=0
 	shift
-	TESTS_ONLY= TESTS_SKIP=
+	TESTS_ONLY= TESTS_SKIP= EXTRA_OPTS=
 	for word in $shared; do
 		case "$word" in
 		tree=*) with_tree=1; tree=${word#tree=} ;;
@@ -33,6 +34,12 @@ parse_stage_args()
 	while [ $# -gt 0 ]; do
 		n=0
 		! command -v extra_opt >/dev/null 2>&1 || extra_opt "$@" || n=$?
+		i=0
+		for word in "$@"; do
+			[ "$i" -lt "$n" ] || break
+			EXTRA_OPTS="${EXTRA_OPTS:+$EXTRA_OPTS }$word"
+			i=$((i + 1))
+		done
 		if [ "$n" -eq 0 ]; then
 			n=1
 			case "$1" in

@@ -11,7 +11,8 @@
 # ART/reproducer.sh (re-runs this suite with the same tree, flavour,
 # target, cache, accelerator, RXKIT_TIME_SCALE and tests (-t), and each
 # SETTING, an environment variable of the suite, that is set, and the
-# suite's own options, SUITE_OPTS; an argument runs that test alone) and
+# suite's own options, EXTRA_OPTS of parse_stage_args; an argument runs
+# that test alone) and
 # start the per-test record of ART/results.json.
 # Reads tree, flavour, target and accel (guest_test_setup, pick_accel).
 results_begin()
@@ -45,7 +46,7 @@ results_begin()
 		printf '[ $# -gt 0 ] || set --'
 		for t in $TESTS; do printf ' -t %s' "$t"; done
 		printf '\nexec tests/%s --tree %s --flavour %s %s"$@" %s\n' "$script" "$tree" "$flavour" \
-			"${SUITE_OPTS:+$SUITE_OPTS }" "$target"
+			"${EXTRA_OPTS:+$EXTRA_OPTS }" "$target"
 	} > "$art/reproducer.sh"
 	chmod +x "$art/reproducer.sh"
 }
