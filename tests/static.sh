@@ -278,7 +278,7 @@ test_layout()
 	shell_list "$work/shell.files" || return "$KSFT_FAIL"
 	while read -r f; do
 		s=$(shell_sources "$f")
-		printf '%s %s\n' "$f" "${s:--}" | awk 'NR == 1 { f = $1 } NR > 1 { $0 = f " " $0 } { print }'
+		printf '%s\n' "${s:--}" | sed "s|^|$f |"
 	done < "$work/shell.files" > "$work/sources"
 	layout_bad < "$work/sources" > "$work/layout.bad"
 	printf '%s\n' 'ci/package.d/x.sh tests/lib/cases.sh' 'bench/x-lib.sh -' 'ci/x ci/lib.sh' |
