@@ -9,7 +9,8 @@
 #
 # Reads the run's state (ci/package, config.sh, identity.sh) and JOBS
 # (build.sh).  Sets dsc (the .dsc), sd (the source folder, for lint.sh);
-# check_deb sets deb, hdeb, gdeb (the image, headers and -dbg packages),
+# check_deb sets deb, hdeb, gdeb (the image, headers and -dbg packages;
+# the two metapackages are in pkgs alone),
 # deb_sha (the packaged image's SHA-256) and adds them to pkgs.
 # The run's state is shared with ci/package and its other parts:
 # shellcheck disable=SC2034,SC2154
@@ -85,6 +86,9 @@ source_deb()
 	for t in "$sd"/debian/*.in; do
 		f=${t%.in}
 		case "${f##*/}" in
+		linux-image-meta.*|linux-headers-meta.*)
+			p=${f##*/}
+			f="$sd/debian/${p%%-meta.*}$meta.${p#*.}" ;;
 		linux-image-dbg.control) rm -f "$t"; continue ;;
 		linux-image-dbg.*)
 			[ "$dbg" = 1 ] || { rm -f "$t"; continue; }
@@ -155,11 +159,17 @@ build_deb()
 # kernel is ci/build's (check_image).
 check_deb()
 {
+	local f
 	deb="$staging/deb/linux-image-${rel}_${deb_version}_amd64.deb"
 	hdeb="$staging/deb/linux-headers-${rel}_${deb_version}_amd64.deb"
 	[ -f "$deb" ] || die "dpkg-buildpackage made no ${deb##*/}"
 	[ -f "$hdeb" ] || die "dpkg-buildpackage made no ${hdeb##*/}"
 	pkgs="$deb $hdeb"
+	for f in image headers; do
+		f="$staging/deb/linux-$f${meta}_${deb_version}_amd64.deb"
+		[ -f "$f" ] || die "dpkg-buildpackage made no ${f##*/}"
+		pkgs="$pkgs $f"
+	done
 	if [ "$dbg" = 1 ]; then
 		gdeb="$staging/deb/linux-image-$rel-dbg_${deb_version}_amd64.deb"
 		[ -f "$gdeb" ] || die "dpkg-buildpackage made no ${gdeb##*/}"
@@ -176,8 +186,9 @@ check_deb()
 	check_image "$deb" "$deb_sha"
 }
 
-# list_deb: the listings (.info.txt) of the headers and -dbg packages,
-# which must hold Module.symvers and vmlinux.
+# list_deb: the listings (.info.txt) of the metapackages, which must
+# depend on this release's package of this version, and of the headers
+# and -dbg packages, which must hold Module.symvers and vmlinux.
 list_deb()
 {
 	local f
@@ -185,6 +196,10 @@ list_deb()
 		case "$f" in
 		*-dbg_*) dpkg-deb -c "$f" > "$f.info.txt"
 			grep -q " \./usr/lib/debug/boot/vmlinux-$rel\$" "$f.info.txt" || die "${f##*/} has no vmlinux" ;;
+		*/linux-*"$meta"_*.deb) { dpkg-deb -I "$f"; echo; dpkg-deb -c "$f"; } > "$f.info.txt"
+			# A metapackage: the package of this release, this version.
+			dpkg-deb -f "$f" Depends | grep -q "^linux-[a-z]*-$rel (= $deb_version)" ||
+				die "${f##*/} does not depend on this release's package, version $deb_version" ;;
 		*headers*.deb) { dpkg-deb -I "$f"; echo; dpkg-deb -c "$f"; } > "$f.info.txt"
 			grep -q "linux-headers-$rel/Module.symvers\|kernels/$rel/Module.symvers" "$f.info.txt" ||
 				die "${f##*/} has no Module.symvers" ;;

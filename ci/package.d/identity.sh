@@ -8,7 +8,8 @@
 #
 # Reads src, staging, target, tree, series, rev, flavour, flist, tb, topdir,
 # guest, signed, modzip, config_base, config_text.  Sets kver (the kernel version), lv (the release mark),
-# rel (uname -r), npatch, series_text, maint, deb_version, rpm_name,
+# rel (uname -r), npatch, series_text, maint, deb_version, rpm_name, meta
+# (the metapackages' name after linux-image),
 # rpm_version, uname_evr (1: the release is an RPM version), kit (the
 # kit's version).
 # The run's state is shared with ci/package and its other parts:
@@ -48,6 +49,9 @@ pkg_identity()
 	# The package name stays across series versions: kernel-vsockrx (and
 	# the flavour's rpm suffix: kernel-vsockrx-cloud).
 	rpm_name=kernel$(release_mark "$tree" | sed 's/[0-9]*$//')$(flavour_key "$flist" rpm)
+	# So do the Debian metapackages' (linux-image-vsockrx-cloud-amd64, as
+	# Debian's linux-image-cloud-amd64): they follow the newest release.
+	meta=$(release_mark "$tree" | sed 's/[0-9]*$//')$(flavour_key "$flist" release)
 	kit=$(kit_version)
 	rpm_version=$(printf '%s\n' "$kver" | tr - '~')
 	# The release as an RPM version (kernel-uname-r = REL): one '-' only.
@@ -73,7 +77,7 @@ subst()
 		-e "s|@TREE@|$tree|g" -e "s|@CONFIG@|$config_text|g" \
 		-e "s|@CONFIG_BASE@|$config_base|g" \
 		-e "s|@SERIES@|$series_text|g" -e "s|@MAINTAINER@|$maint|g" \
-		-e "s|@LOCALVERSION@|$lv|g" -e "s|@NAME@|$rpm_name|g" \
+		-e "s|@LOCALVERSION@|$lv|g" -e "s|@NAME@|$rpm_name|g" -e "s|@META@|$meta|g" \
 		-e "s|@VERSION@|$rpm_version|g" -e "s|@PKGREL@|$rev|g" \
 		-e "s|@SRCDIR@|$topdir|g" -e "s|@TARBALL@|${tb##*/}|g" \
 		-e "s|@KITVERSION@|$kit|g"

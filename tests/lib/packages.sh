@@ -123,14 +123,17 @@ pkg()
 		> "$log" 2>&1 || { tail -n 20 "$log" | sed 's/^/# /'; return 1; }
 }
 
-# pkg_file OUT REVISION image|headers|rpm|devel: the path of that package
-# of this tree in OUT (an RXKIT_OUT), there or not.
+# pkg_file OUT REVISION image|headers|meta|hmeta|rpm|devel: the path of
+# that package of this tree in OUT (an RXKIT_OUT), there or not (meta,
+# hmeta: the metapackages of the image and the headers).
 pkg_file()
 {
 	local p="$1/$target/packages"
 	case "$3" in
 	image) printf '%s\n' "$p/linux-image-${rel}_$rel-${2}_amd64.deb" ;;
 	headers) printf '%s\n' "$p/linux-headers-${rel}_$rel-${2}_amd64.deb" ;;
+	meta) printf '%s\n' "$p/linux-image${meta}_$rel-${2}_amd64.deb" ;;
+	hmeta) printf '%s\n' "$p/linux-headers${meta}_$rel-${2}_amd64.deb" ;;
 	rpm) printf '%s\n' "$p/$rpm_name-$rpm_version-$2.x86_64.rpm" ;;
 	devel) printf '%s\n' "$p/$rpm_name-devel-$rpm_version-$2.x86_64.rpm" ;;
 	esac
@@ -146,6 +149,7 @@ pkg_fresh()
 {
 	local p="$RXKIT_OUT/$target/packages" s="$RXKIT_OUT/$target/source" f oldest newer
 	set -- "$(pkg_file "$RXKIT_OUT" 1 image)" "$(pkg_file "$RXKIT_OUT" 1 headers)" \
+		"$(pkg_file "$RXKIT_OUT" 1 meta)" "$(pkg_file "$RXKIT_OUT" 1 hmeta)" \
 		"$(pkg_file "$RXKIT_OUT" 1 rpm)" "$(pkg_file "$RXKIT_OUT" 1 devel)" \
 		"$s/linux-rxkit_$rel-1.dsc" "$s/rpm/$rpm_name.spec" "$p/ccache.txt" \
 		"$p/lintian.txt" "$p/rpmlint.txt"
@@ -165,26 +169,31 @@ pkg_fresh()
 }
 
 pkg_state=	# '' (not looked at yet), reused, built, or why there are none
-deb='' hdeb='' rpmf='' drpm=''
+deb='' hdeb='' rpmf='' drpm='' mdeb='' mhdeb=''
+# The metapackages' name after linux-image (ci/package.d/identity.sh).
+meta=$(release_mark patched | sed 's/[0-9]*$//')
 
-# pkg_set: deb, hdeb, rpmf, drpm = this tree's packages in $RXKIT_OUT.
+# pkg_set: deb, hdeb, mdeb, mhdeb, rpmf, drpm = this tree's packages in
+# $RXKIT_OUT.
 pkg_set()
 {
 	deb=$(pkg_file "$RXKIT_OUT" 1 image)
 	hdeb=$(pkg_file "$RXKIT_OUT" 1 headers)
 	rpmf=$(pkg_file "$RXKIT_OUT" 1 rpm)
 	drpm=$(pkg_file "$RXKIT_OUT" 1 devel)
+	mdeb=$(pkg_file "$RXKIT_OUT" 1 meta)
+	mhdeb=$(pkg_file "$RXKIT_OUT" 1 hmeta)
 }
 
 # pkg_build: ci/package of this tree into $RXKIT_OUT (revision 1, linted);
-# sets deb, hdeb, rpmf, drpm and pkg_state.
+# sets deb, hdeb, mdeb, mhdeb, rpmf, drpm and pkg_state.
 pkg_build()
 {
 	local f
 	pkg_state="ci/package failed (log: $art/package-1-${RXKIT_OUT##*/}.log)"
 	pkg 1 "$RXKIT_OUT" || return 1
 	pkg_set
-	for f in "$deb" "$hdeb" "$rpmf" "$drpm"; do
+	for f in "$deb" "$hdeb" "$mdeb" "$mhdeb" "$rpmf" "$drpm"; do
 		[ -f "$f" ] || {
 			echo "# a package is missing: '$f'"
 			pkg_state="ci/package made no ${f##*/}"
@@ -194,7 +203,7 @@ pkg_build()
 	pkg_state=built
 }
 
-# need_packages [--this-run]: deb, hdeb, rpmf, drpm set (see the top), or
+# need_packages [--this-run]: deb, hdeb, mdeb, mhdeb, rpmf, drpm set (see the top), or
 # SKIP_REASON set and KSFT_SKIP returned.  --this-run: packages that this
 # run built (in its staging folder), not those of an earlier run.
 need_packages()
