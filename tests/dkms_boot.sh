@@ -84,7 +84,7 @@ vm_job()
 		{ tail -n 10 "$art/ci-dkms.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
 	RXKIT_OUT="$work/out" "$RXKIT_TOP/ci/repo" --dkms "$target" > "$art/ci-repo.log" 2>&1 ||
 		{ tail -n 10 "$art/ci-repo.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
-	cp -R "$work/out/repo-dkms" "$g/repo"
+	job_repo "$work/out/repo" "$g/repo" "$dist" main || return "$KSFT_FAIL"
 	mkdir "$g/debs"
 	cp "$debs"/*.deb "$g/debs/"
 	modversion=$(tar -xJOf "$work/out/$target/dkms/"*.orig.tar.xz --wildcards '*/rxkit-modversion.h' |

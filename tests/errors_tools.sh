@@ -23,7 +23,7 @@ tests/commands.sh fails a script running a command ci/deps does not install, nam
 tests/cleanroot.sh --scan names the Debian package of each command a log says was not found:\
 pipeline/gitlab refuses a stale .gitlab-ci.yml, a stage map out of order and a need naming no job:\
 images/mkbpftests refuses a vmlinux without BTF and a tree no case of the BPF selftests applies to:\
-ci/repo --flavour refuses an unknown or unpackaged flavour and gives one of .deb packages alone a signed apt repository, no dnf one:\
+ci/repo refuses an unknown or unpackaged flavour and an unknown suite, puts each flavour in its suite and component, keeps earlier versions:\
 a suite's own options are checked: tests/packages_boot.sh names the cloud A/B's other side debian (--tree baseline, and --tree debian of the guest flavour, are refused with the command to run); tests/vsock_sockmap.sh refuses a --rounds or --phase-ms that is no number"
 
 usage()
@@ -163,36 +163,77 @@ test_pipeline_refused()
 		return "$KSFT_FAIL"
 }
 
-# ci/repo --flavour: an unknown flavour and one without packages are
-# refused with the command that makes them; a flavour packaged as .deb
-# alone (a stand-in package, a key made in a private cache) gives a
-# signed apt repository in repo-NAME/ and no dnf one, and INSTALL names no
-# RPM line.
+# standin OUT FOLDER NAME VERSION: a stand-in .deb NAME VERSION in
+# OUT/TARGET/FOLDER/packages (ci/repo reads the folder, not the contents).
+standin()
+{
+	local p="$work/standin-$3-$4" d="$1/$target/$2/packages"
+	mkdir -p "$p/DEBIAN" "$d"
+	printf 'Package: %s\nVersion: %s\nArchitecture: amd64\nMaintainer: vsock-rxkit <rxkit@localhost>\nDescription: stand-in\n' \
+		"$3" "$4" > "$p/DEBIAN/control"
+	rm -f "$d"/*.deb
+	dpkg-deb -b "$p" "$d/${3}_${4}_amd64.deb" > /dev/null || { echo "# dpkg-deb -b failed"; return 1; }
+}
+
+# index_has REPO SUITE COMPONENT "NAME VERSION"...: the suite's index of
+# that component lists each, InRelease verifies with the published key.
+index_has()
+{
+	local r="$1" s="$2" c="$3" v
+	shift 3
+	gpgv --keyring "$r/vsock-rxkit-archive-keyring.gpg" "$r/deb/dists/$s/InRelease" > "$work/repo.gpgv" 2>&1 ||
+		{ echo "# $s's InRelease does not verify:"; sed 's/^/#   /' "$work/repo.gpgv"; return 1; }
+	awk '/^Package: / { p = $2 } /^Version: / { print p, $2 }' "$r/deb/dists/$s/$c/binary-amd64/Packages" > "$work/index"
+	for v in "$@"; do
+		grep -qx "$v" "$work/index" || { echo "# the $c index of $s lacks $v:"; sed 's/^/#   /' "$work/index"; return 1; }
+	done
+}
+
+# ci/repo: an unknown flavour, one without packages and a Debian release
+# without a suite are refused with the command that helps; .deb packages
+# alone (stand-ins, a key made in a private cache) give signed apt suites
+# and no dnf repository; each flavour's packages land in the suite of the
+# release they are for and in its component (ci/repo.d/components); an
+# earlier version stays beside the new one, and INSTALL names the
+# component's packages.
 test_repo_flavour()
 {
-	local o="$work/repo-out" c="$work/repo-cache" p="$work/repo-pkg" r
+	local o="$work/repo-out" c="$work/repo-cache" r s h v
 	expect_fail "$work/repo1.err" "^repo: error: --flavour nope: no kconfig/flavours/nope$" \
 		env RXKIT_OUT="$o" RXKIT_CACHE="$c" "$RXKIT_TOP/ci/repo" --flavour nope "$target" || return "$KSFT_FAIL"
 	expect_fail "$work/repo2.err" "^repo: error: no packages of $target in $o/$target/cloud/packages; run: ci/package --flavour cloud $target$" \
 		env RXKIT_OUT="$o" RXKIT_CACHE="$c" "$RXKIT_TOP/ci/repo" --flavour cloud "$target" || return "$KSFT_FAIL"
-	mkdir -p "$p/DEBIAN" "$o/$target/cloud/packages"
-	printf 'Package: linux-image-rxkit-standin\nVersion: 1\nArchitecture: amd64\nMaintainer: vsock-rxkit <rxkit@localhost>\nDescription: stand-in\n' > "$p/DEBIAN/control"
-	dpkg-deb -b "$p" "$o/$target/cloud/packages/linux-image-rxkit-standin_1_amd64.deb" > /dev/null ||
-		{ echo "# dpkg-deb -b failed"; return "$KSFT_FAIL"; }
-	RXKIT_OUT="$o" RXKIT_CACHE="$c" "$RXKIT_TOP/ci/repo" --flavour cloud "$target" > "$work/repo3.log" 2>&1 ||
-		{ echo "# ci/repo --flavour cloud failed:"; sed 's/^/#   /' "$work/repo3.log"; return "$KSFT_FAIL"; }
-	r="$o/repo-cloud"
-	expect_in "$work/repo3.log" "no .rpm package among those of: $target: no dnf repository" "the missing format not said" ||
+	standin "$o" cloud linux-image-rxkit-standin 1 || return "$KSFT_FAIL"
+	expect_fail "$work/repo4.err" "^repo: error: $target: no suite for the Debian release 'sid' \\(ci/repo.d/suites\\); run: ci/repo --suite CODENAME $target$" \
+		env RXKIT_OUT="$o" RXKIT_CACHE="$c" "$RXKIT_TOP/ci/repo" --flavour cloud --suite sid "$target" || return "$KSFT_FAIL"
+	s=$(sed -n 's/^image //p' "$(target_dir "$target")/debian-kernel" 2>/dev/null) || s=
+	h=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	: "${s:=$h}"
+	r="$o/repo"
+	for v in 1 2; do
+		standin "$o" cloud linux-image-rxkit-standin "$v" || return "$KSFT_FAIL"
+		RXKIT_OUT="$o" RXKIT_CACHE="$c" "$RXKIT_TOP/ci/repo" --flavour cloud "$target" > "$work/repo3.log" 2>&1 ||
+			{ echo "# ci/repo --flavour cloud failed:"; sed 's/^/#   /' "$work/repo3.log"; return "$KSFT_FAIL"; }
+	done
+	expect_in "$work/repo3.log" "no .rpm package among those of: $target" "the missing format not said" ||
 		return "$KSFT_FAIL"
 	[ ! -e "$r/rpm" ] && [ ! -e "$r/vsock-rxkit.repo" ] || { echo "# $r has a dnf repository"; return "$KSFT_FAIL"; }
-	[ ! -e "$o/repo" ] || { echo "# the guest flavour's $o/repo was written"; return "$KSFT_FAIL"; }
-	gpgv --keyring "$r/vsock-rxkit-archive-keyring.gpg" "$r/deb/dists/"*/InRelease > "$work/repo.gpgv" 2>&1 ||
-		{ echo "# InRelease does not verify:"; sed 's/^/#   /' "$work/repo.gpgv"; return "$KSFT_FAIL"; }
+	index_has "$r" "$s" main "linux-image-rxkit-standin 1" "linux-image-rxkit-standin 2" || return "$KSFT_FAIL"
+	echo "# cloud: suite $s, component main, versions 1 and 2 both indexed, InRelease verified"
+	standin "$o" . linux-image-rxkit-guest-standin 1 || return "$KSFT_FAIL"
+	RXKIT_OUT="$o" RXKIT_CACHE="$c" "$RXKIT_TOP/ci/repo" "$target" > "$work/repo5.log" 2>&1 ||
+		{ echo "# ci/repo failed:"; sed 's/^/#   /' "$work/repo5.log"; return "$KSFT_FAIL"; }
+	index_has "$r" "$h" test "linux-image-rxkit-guest-standin 1" || return "$KSFT_FAIL"
+	index_has "$r" "$s" main "linux-image-rxkit-standin 1" "linux-image-rxkit-standin 2" || return "$KSFT_FAIL"
+	echo "# guest: suite $h, component test; the cloud suite still has both versions"
+	expect_in "$r/INSTALL" "^  curl .* REPO_URI/vsock-rxkit-$s.sources$" "INSTALL names no sources file of $s" ||
+		return "$KSFT_FAIL"
 	expect_in "$r/INSTALL" "apt-get install linux-image-rxkit-standin$" "INSTALL names no apt-get install of the package" ||
+		return "$KSFT_FAIL"
+	expect_in "$r/INSTALL" "apt-get install linux-image-rxkit-guest-standin$" "INSTALL names no apt-get install of the test kernel" ||
 		return "$KSFT_FAIL"
 	! grep -q 'dnf install' "$r/INSTALL" || { echo "# INSTALL has a dnf line without a dnf repository"; return "$KSFT_FAIL"; }
 	GNUPGHOME="$c/repo-key" gpgconf --kill gpg-agent 2> /dev/null || :
-	echo "# repo-cloud: apt only, InRelease verified"
 }
 
 # images/mkbpftests refuses a vmlinux without BTF (and builds nothing), and

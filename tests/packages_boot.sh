@@ -124,7 +124,7 @@ else
 	rm -rf "$art"
 	if [ "$btree" = patched ]; then
 		rel=$(cloud_release) || die "no cloud flavour packages of $target; run: make cloud TARGET=$target"
-		repo=$RXKIT_OUT/repo-cloud
+		repo=$RXKIT_OUT/repo
 		inst="linux-image-$rel"
 		rm=$inst
 	else
@@ -161,7 +161,8 @@ vm_job()
 	local g="$1" i
 	if [ -n "$repo" ]; then
 		need_repo || return $?
-		cp -R "$repo" "$g/repo"
+		job_repo "$repo" "$g/repo" "$dist" "$(awk -v f="$bflavour" '$1 == f { print $2 }' \
+			"$RXKIT_TOP/ci/repo.d/components")" || return "$KSFT_FAIL"
 	fi
 	[ -z "$debs" ] || { mkdir "$g/debs" && cp "$debs"/*.deb "$g/debs/"; }
 	cp "$RXKIT_TOP/images/vm/run" "$g/run"

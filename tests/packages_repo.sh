@@ -71,20 +71,23 @@ pkg_art_clean repo
 art="$art/repo"
 mkdir -p "$art"
 
+# pool_path INDEX FILE: FILE's path in the pool, as INDEX names it.
+pool_path() { sed -n "s|^Filename: \(pool/.*/${2##*/}\)\$|\1|p" "$1"; }
+
 test_repo_publish()
 {
-	local rc=0 r f n
+	local rc=0 r d f n p
 	make_repo || return $?
 	r="$RXKIT_OUT/repo"
-	for f in deb/dists/vsock-rxkit/InRelease deb/dists/vsock-rxkit/Release.gpg \
-		 deb/dists/vsock-rxkit/main/binary-amd64/Packages.xz rpm/repodata/repomd.xml.asc \
-		 vsock-rxkit-archive-keyring.gpg vsock-rxkit-archive-key.asc \
-		 vsock-rxkit.sources vsock-rxkit.repo INSTALL; do
-		[ -s "$r/$f" ] || { echo "# $f missing"; rc=1; }
+	d="deb/dists/$rsuite"
+	p="$r/$d/$rcomp/binary-amd64/Packages"
+	for f in "$d/InRelease" "$d/Release.gpg" "$d/$rcomp/binary-amd64/Packages.gz" "$d/main/binary-amd64/Packages.gz" \
+		 rpm/repodata/repomd.xml.asc vsock-rxkit-archive-keyring.gpg vsock-rxkit-archive-key.asc \
+		 "vsock-rxkit-$rsuite.sources" vsock-rxkit.repo INSTALL; do
+		[ -e "$r/$f" ] || { echo "# $f missing"; rc=1; }
 	done
 	# Each signature with the published key alone.
-	for f in "deb/dists/vsock-rxkit/InRelease" "deb/dists/vsock-rxkit/Release.gpg deb/dists/vsock-rxkit/Release" \
-		 "rpm/repodata/repomd.xml.asc rpm/repodata/repomd.xml"; do
+	for f in "$d/InRelease" "$d/Release.gpg $d/Release" "rpm/repodata/repomd.xml.asc rpm/repodata/repomd.xml"; do
 		# shellcheck disable=SC2086 # a signature and what it signs
 		(cd "$r" && gpgv --status-fd 1 --keyring ./vsock-rxkit-archive-keyring.gpg $f) \
 			> "$art/gpgv.log" 2>&1 || { echo "# gpgv ${f%% *}: $(tail -n 1 "$art/gpgv.log")"; rc=1; }
@@ -92,12 +95,18 @@ test_repo_publish()
 			{ echo "# ${f%% *} is not signed by $fpr"; rc=1; }
 	done
 	echo "# InRelease, Release.gpg, repomd.xml.asc: good signatures of $fpr"
-	# The published packages are the built ones; the RPMs signed.
-	for f in "$deb" "$hdeb"; do
-		cmp -s "$f" "$r/deb/pool/main/${f##*/}" || { echo "# ${f##*/} not in the pool as built"; rc=1; }
-		grep -q "^Filename: pool/main/${f##*/}\$" "$r/deb/dists/vsock-rxkit/main/binary-amd64/Packages" ||
-			{ echo "# the Packages index lacks ${f##*/}"; rc=1; }
+	# The published packages are the built ones, in the component of the
+	# guest flavour (ci/repo.d/components); the RPMs signed.
+	for f in "$deb" "$hdeb" "$mdeb" "$mhdeb"; do
+		n=$(pool_path "$p" "$f")
+		[ -n "$n" ] || { echo "# the $rcomp index of $rsuite lacks ${f##*/}"; rc=1; continue; }
+		case "$n" in
+		"pool/$rcomp/"*) ;;
+		*) echo "# ${f##*/} is in $n, not in the pool of $rcomp"; rc=1 ;;
+		esac
+		cmp -s "$f" "$r/deb/$n" || { echo "# ${f##*/} not in the pool as built"; rc=1; }
 	done
+	echo "# suite $rsuite, component $rcomp: the packages as built, metapackages $(dpkg-deb -f "$mdeb" Package) and $(dpkg-deb -f "$mhdeb" Package)"
 	for f in "$rpmf" "$drpm"; do
 		n=$(rpm -qp --qf '%{RSAHEADER:pgpsig}' "$r/rpm/${f##*/}" 2>/dev/null) || n=
 		echo "# ${f##*/}: $n"
@@ -106,10 +115,11 @@ test_repo_publish()
 		*) echo "# ${f##*/} is not signed by $fpr"; rc=1 ;;
 		esac
 	done
-	if ! grep -q "^  apt-get update && apt-get install linux-image-$rel\$" "$r/INSTALL" ||
+	if ! grep -q "^  apt-get update && apt-get install $(dpkg-deb -f "$mdeb" Package)\$" "$r/INSTALL" ||
+	   ! grep -q "^  curl .* REPO_URI/vsock-rxkit-$rsuite.sources\$" "$r/INSTALL" ||
 	   ! grep -q "^  dnf install $rpm_name\$" "$r/INSTALL" ||
 	   ! grep -q "^key: $fpr " "$r/INSTALL"; then
-		echo "# INSTALL lacks the install lines of linux-image-$rel and $rpm_name, or the key"
+		echo "# INSTALL lacks the install lines of $(dpkg-deb -f "$mdeb" Package) from $rsuite and of $rpm_name, or the key"
 		rc=1
 	fi
 	return "$rc"
@@ -126,12 +136,13 @@ test_apt_install()
 		return 1
 	fi
 	echo "# apt-get update: $(grep -c '^Get:' "$art/apt-update.log") files, no warning"
-	apt_in "$a" install -s "linux-image-$rel" "linux-headers-$rel" > "$art/apt-simulate.log" 2>&1 ||
+	# Through the metapackages, as INSTALL says.
+	apt_in "$a" install -s "linux-image$meta" "linux-headers$meta" > "$art/apt-simulate.log" 2>&1 ||
 		{ sed 's/^/# /' "$art/apt-simulate.log"; return 1; }
 	grep '^Inst ' "$art/apt-simulate.log" | sed 's/^/# /'
-	v=$(sed -n "s/^Inst linux-image-$rel (\([^ ]*\) vsock-rxkit:vsock-rxkit \[amd64\])\$/\1/p" "$art/apt-simulate.log")
-	[ "$v" = "$rel-1" ] || { echo "# apt would not install linux-image-$rel $rel-1 from vsock-rxkit"; return 1; }
-	apt_in "$a" install -y --download-only "linux-image-$rel" "linux-headers-$rel" \
+	v=$(sed -n "s/^Inst linux-image-$rel (\([^ ]*\) vsock-rxkit:$rsuite \[amd64\])\$/\1/p" "$art/apt-simulate.log")
+	[ "$v" = "$rel-1" ] || { echo "# apt would not install linux-image-$rel $rel-1 from vsock-rxkit's $rsuite"; return 1; }
+	apt_in "$a" install -y --download-only "linux-image$meta" "linux-headers$meta" \
 		> "$art/apt-download.log" 2>&1 || { tail -n 20 "$art/apt-download.log" | sed 's/^/# /'; return 1; }
 	if grep -q '^[WE]:' "$art/apt-download.log"; then
 		grep '^[WE]:' "$art/apt-download.log" | sed 's/^/# /'
@@ -148,15 +159,17 @@ test_apt_tampered()
 	local c a f
 	need_repo || return $?
 	c="$work/apt-tampered"
-	mkdir -p "$c/deb/pool/main"
+	mkdir -p "$c/deb"
 	cp -R "$RXKIT_OUT/repo/deb/dists" "$c/deb/"
-	cp "$RXKIT_OUT/repo/deb/pool/main/${deb##*/}" "$c/deb/pool/main/"
-	sed -i 's/^Label: vsock-rxkit$/Label: vsock-rxkix/' "$c/deb/dists/vsock-rxkit/InRelease"
+	f=$(pool_path "$c/deb/dists/$rsuite/$rcomp/binary-amd64/Packages" "$deb")
+	mkdir -p "$c/deb/${f%/*}"
+	cp "$RXKIT_OUT/repo/deb/$f" "$c/deb/$f"
+	sed -i 's/^Label: vsock-rxkit$/Label: vsock-rxkix/' "$c/deb/dists/$rsuite/InRelease"
 	a=$(apt_state tampered "$c" "$RXKIT_OUT/repo/vsock-rxkit-archive-keyring.gpg") || return 1
 	refused apt_badsig "$art/apt-badsig.log" apt_in "$a" update || return 1
-	cp "$RXKIT_OUT/repo/deb/dists/vsock-rxkit/InRelease" "$c/deb/dists/vsock-rxkit/"
+	cp "$RXKIT_OUT/repo/deb/dists/$rsuite/InRelease" "$c/deb/dists/$rsuite/"
 	apt_in "$a" update > "$art/apt-update-2.log" 2>&1 || { sed 's/^/# /' "$art/apt-update-2.log"; return 1; }
-	f="$c/deb/pool/main/${deb##*/}"
+	f="$c/deb/$f"
 	flip "$f"
 	refused apt_deb "$art/apt-deb.log" apt_in "$a" install -y --download-only "linux-image-$rel"
 }
@@ -259,7 +272,7 @@ test_repo_keys()
 		keyring) RXKIT_OUT=$o "$RXKIT_TOP/ci/repo" --keyring "$work/other.sec" "$target" ;;
 		key) GNUPGHOME="$work/other-gnupg" RXKIT_OUT=$o "$RXKIT_TOP/ci/repo" --key "$other_fpr" "$target" ;;
 		esac > "$art/ci-repo-$how.log" 2>&1 || { tail -n 15 "$art/ci-repo-$how.log" | sed 's/^/# /'; rc=1; continue; }
-		if ! gpgv --status-fd 1 --keyring "$work/other.gpg" "$o/repo/deb/dists/vsock-rxkit/InRelease" 2>&1 |
+		if ! gpgv --status-fd 1 --keyring "$work/other.gpg" "$o"/repo/deb/dists/*/InRelease 2>&1 |
 			grep -q "^\[GNUPG:\] VALIDSIG $other_fpr " ||
 		   ! cmp -s "$work/other.gpg" "$o/repo/vsock-rxkit-archive-keyring.gpg" ||
 		   ! rpm -qp --qf '%{RSAHEADER:pgpsig}' "$o/repo/rpm/${rpmf##*/}" 2>/dev/null |

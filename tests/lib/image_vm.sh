@@ -145,3 +145,17 @@ guest_tree()
 		skip_list "$j" "$target" > "$1/rxkit/skip/$j"
 	done
 }
+
+# job_repo REPO DIR SUITE COMPONENT: ci/repo's publication REPO copied to
+# DIR for the job, with the sources file the job installs
+# (DIR/vsock-rxkit.sources, what images/vm/run and run-dkms read): the
+# published one of SUITE, COMPONENT added when it is not main (as INSTALL
+# says for the test-VM kernels).
+job_repo()
+{
+	local c=main
+	[ "$4" = main ] || c="main $4"
+	[ -f "$1/vsock-rxkit-$3.sources" ] || { echo "# $1 has no suite $3 (vsock-rxkit-$3.sources)"; return 1; }
+	cp -R "$1" "$2"
+	sed "s|^Components: main\$|Components: $c|" "$1/vsock-rxkit-$3.sources" > "$2/vsock-rxkit.sources"
+}

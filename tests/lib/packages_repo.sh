@@ -18,11 +18,12 @@ repo_cleanup()
 trap repo_cleanup EXIT
 
 repo_state=	# '' (not made yet), ok, or why there is none
-fpr= keyid=
+fpr= keyid= rsuite= rcomp=
 
 # make_repo: ci/repo published the packages of this tree in
 # $RXKIT_OUT/repo with the kit's key (fpr, keyid: its fingerprint and long
-# key id), once a run.  A KSFT code: SKIP (no packages; SKIP_REASON says
+# key id; rsuite, rcomp: the suite and component of the packages), once a
+# run.  A KSFT code: SKIP (no packages; SKIP_REASON says
 # why), FAIL (repo_state says why).
 # A suite of another flavour's packages sets bflavour (ci/package made
 # them: they are not rebuilt here).
@@ -42,6 +43,10 @@ make_repo()
 	fpr=$(sed -n 's/^repo: signing key \([0-9A-F]\{40\}\) .*/\1/p' "$art/ci-repo.log")
 	[ -n "$fpr" ] || return "$KSFT_FAIL"
 	keyid=$(printf '%s\n' "$fpr" | cut -c25-)
+	repo_state="ci/repo named no suite and component (log: $art/ci-repo.log)"
+	rsuite=$(sed -n "s/^repo: $target: .* (suite \([a-z]*\), component \([a-z]*\))\$/\1/p" "$art/ci-repo.log")
+	rcomp=$(sed -n "s/^repo: $target: .* (suite \([a-z]*\), component \([a-z]*\))\$/\2/p" "$art/ci-repo.log")
+	[ -n "$rsuite" ] && [ -n "$rcomp" ] || return "$KSFT_FAIL"
 	repo_state=ok
 }
 
@@ -75,19 +80,22 @@ other_key()
 }
 
 # apt_state NAME REPO KEYRING: a private apt state (printed: its folder)
-# whose only source is the published vsock-rxkit.sources, REPO_URI made
-# copy:REPO (apt copies the files into its cache) and Signed-By KEYRING,
-# and whose dpkg status is that of images/mkrootfs's root.
+# whose only source is the published vsock-rxkit-SUITE.sources, REPO_URI
+# made copy:REPO (apt copies the files into its cache), Signed-By KEYRING
+# and the component of the packages added (INSTALL's sed, for test), and
+# whose dpkg status is that of images/mkrootfs's root.
 apt_state()
 {
-	local a="$work/apt-$1" t
+	local a="$work/apt-$1" t c=main
+	[ "$rcomp" = main ] || c="main $rcomp"
 	if [ ! -f "$work/dpkg-status" ]; then
 		t=$(rootfs "$art/mkrootfs.log") || return 1
 		tar -xOf "$t" ./var/lib/dpkg/status > "$work/dpkg-status" || return 1
 	fi
 	mkdir -p "$a/etc/sources.list.d" "$a/etc/preferences.d" "$a/state/lists/partial" "$a/cache/archives/partial"
 	sed -e "s|REPO_URI|copy:$2|" -e "s|^Signed-By: .*|Signed-By: $3|" \
-		"$RXKIT_OUT/repo/vsock-rxkit.sources" > "$a/etc/sources.list.d/vsock-rxkit.sources"
+		-e "s|^Components: main\$|Components: $c|" \
+		"$RXKIT_OUT/repo/vsock-rxkit-$rsuite.sources" > "$a/etc/sources.list.d/vsock-rxkit.sources"
 	printf '%s\n' "$a"
 }
 
