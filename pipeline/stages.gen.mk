@@ -179,10 +179,10 @@ skip.packages-refusals-6.12 = the four refusals of ci/package, each a package bu
 skip.packages-refusals-6.18 = the four refusals of ci/package, each a package build stopped by a series that needs fuzz or an offset (pipeline/stage-times.ref: packages-refusals-T): make check-full or make packages
 skip.packages-refusals-7.3 = the four refusals of ci/package, each a package build stopped by a series that needs fuzz or an offset (pipeline/stage-times.ref: packages-refusals-T): make check-full or make packages
 skip.dkms-boot-6.1 = a Debian VM that builds the modules under TCG and boots four times (pipeline/stage-times.ref: dkms-boot-T): make check-full or make dkms TARGET=6.1
-skip.packages-rebuild-6.1 = reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
-skip.packages-rebuild-6.12 = reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
-skip.packages-rebuild-6.18 = reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
-skip.packages-rebuild-7.3 = reproducible (a second package build) and deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
+skip.packages-rebuild-6.1 = reproducible and revision (a second and a third package build), deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
+skip.packages-rebuild-6.12 = reproducible and revision (a second and a third package build), deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
+skip.packages-rebuild-6.18 = reproducible and revision (a second and a third package build), deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
+skip.packages-rebuild-7.3 = reproducible and revision (a second and a third package build), deb_dbg and deb_clean_build (a full compile each): make check-full or make packages
 skip.errors-series = the failure test of the per-patch W=1 compiles (tests/series.sh), which run in make check-full and make series only
 skip.series-6.1 = the W=1 compiles of every patch (pipeline/stage-times.ref: series-T; prepare-6.1 applied the series with zero fuzz): make check-full or make series TARGET=6.1
 skip.series-6.12 = the W=1 compiles of every patch (pipeline/stage-times.ref: series-T; prepare-6.12 applied the series with zero fuzz): make check-full or make series TARGET=6.12

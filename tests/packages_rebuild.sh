@@ -7,6 +7,8 @@
 # skipped), 1 (a failure).
 #
 # reproducible: a second package build is byte-identical to the first.
+# revision: ci/package's revision 2; upgrade: from revision 1 to it through
+# the kit's repository (tests/lib/packages_upgrade.sh).
 # deb_dbg: the -dbg package of a configuration with debug info, linted.
 # deb_clean_build: Build-Depends complete (a buildd-like clean root).  Both
 # need the packages of this tree (tests/lib/packages.sh, need_packages):
@@ -19,9 +21,10 @@ PROG=packages_rebuild
 . "$RXKIT_TOP/tests/lib/packages.sh"
 
 # Each test and what it checks (-l).
-readonly TEST_NAMES="reproducible revision deb_dbg deb_clean_build"
+readonly TEST_NAMES="reproducible revision upgrade deb_dbg deb_clean_build"
 readonly TEST_DESCS="a second package build from the same sources is byte-identical, source packages too:\
 ci/package at revision 2 (RXKIT_PKG_REVISION) makes the same packages but for the version's revision:\
+revision 1 from ci/repo installed through the metapackages, revision 2 published: apt and dnf upgrade, revision 1 stays installable:\
 a configuration with debug info adds a linted -dbg package of unstripped vmlinux and modules:\
 the source package builds in a clean buildd-like root from its Build-Depends, the kit's files"
 
@@ -40,11 +43,17 @@ USAGE
 }
 
 pkg_setup "$@"
+# After pkg_setup: its EXIT trap (repo_cleanup) needs work.
+. "$RXKIT_TOP/tests/lib/packages_repo.sh"
+. "$RXKIT_TOP/tests/lib/packages_upgrade.sh"
 pkg_need_kernel
 pkg_need_root
+need dnf dnf
+need createrepo_c createrepo-c
 need chroot coreutils
 need readelf binutils
-pkg_art_clean package-1-out2.log package-2-out3.log package-1-out-dbg.log lintian-dbg.txt mkrootfs-buildd.log clean-build.log
+pkg_art_clean package-1-out2.log package-2-out3.log package-1-out-dbg.log lintian-dbg.txt mkrootfs-buildd.log clean-build.log \
+	upgrade standin-rpmbuild.log
 broot="$work/buildd-root"
 
 in_broot() { chroot "$broot" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"; }
@@ -87,7 +96,7 @@ test_revision()
 {
 	local rc=0 f g k
 	need_packages || return $?
-	pkg 2 "$work/out3" --no-lint --format deb || return "$KSFT_FAIL"
+	pkg 2 "$work/out3" --no-lint || return "$KSFT_FAIL"
 	for k in image headers; do
 		f=$(pkg_file "$RXKIT_OUT" 1 "$k") g=$(pkg_file "$work/out3" 2 "$k")
 		[ -f "$g" ] || { echo "# no ${g##*/}"; rc=1; continue; }
