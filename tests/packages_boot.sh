@@ -26,9 +26,10 @@ PROG=packages_boot
 . "$RXKIT_TOP/tests/lib/image_vm.sh"
 
 # Each test and what it checks (-l); one VM run serves them all.
-readonly TEST_NAMES="boot_debian boot_install boot_patched boot_vsock boot_remove"
+readonly TEST_NAMES="boot_debian boot_install boot_default boot_patched boot_vsock boot_remove"
 readonly TEST_DESCS="the image's Debian kernel boots to multi-user.target with every vCPU:\
-apt-get installs linux-image-REL from ci/repo's repository, the hooks make its initrd and GRUB entry:\
+apt-get installs the metapackage from ci/repo's repository, the hooks make the kernel's initrd and GRUB entry:\
+a newer kernel beside it, GRUB's default stays the kit's kernel (the metapackage's):\
 GRUB boots the installed kernel to multi-user.target:\
 the vsock loopback jobs pass on the installed kernel, its kernel log clean:\
 apt-get removes the kernel and its GRUB entry, Debian's kernel boots again"
@@ -104,18 +105,22 @@ pkg_need_root
 need "$QEMU" qemu-system-x86
 need mke2fs e2fsprogs
 need cpio cpio
-# What the guest installs: inst (apt-get install's arguments), rm (apt-get
-# remove's), repo (the job disk's repository: ci/repo's folder, or none),
-# debs (Debian's packages: ci/debian-kernel's folder, or none).
-repo= debs= dist=bookworm
+# What the guest installs: inst (apt-get install's arguments: the kit's
+# metapackage, as INSTALL says), rm (apt-get remove's), repo (the job
+# disk's repository: ci/repo's folder, or none), debs (Debian's packages:
+# ci/debian-kernel's folder, or none), newer (the release of the stand-in
+# newer kernel the job puts beside the kit's, or none).
+repo= debs= dist=bookworm newer=
+readonly NEWER=99.0.0-rxkit-newer
 if [ "$bflavour" = guest ]; then
 	pkg_need_kernel
 	pkg_art_clean boot
 	art="$art/boot"
 	mkdir -p "$art"
 	repo=$RXKIT_OUT/repo
-	inst="linux-image-$rel"
-	rm=$inst
+	inst="linux-image$meta"
+	rm="$inst linux-image-$rel"
+	newer=$NEWER
 	uapi=$o
 	accel=$(pick_accel "$kernel" "$(ensure_initramfs "$(src_root "$target")/patched" "$o")" "$art/accel-probe")
 else
@@ -125,8 +130,9 @@ else
 	if [ "$btree" = patched ]; then
 		rel=$(cloud_release) || die "no cloud flavour packages of $target; run: make cloud TARGET=$target"
 		repo=$RXKIT_OUT/repo
-		inst="linux-image-$rel"
-		rm=$inst
+		inst="linux-image$meta$(flavour_key "$RXKIT_TOP/kconfig/flavours/$bflavour" release)"
+		rm="$inst linux-image-$rel"
+		newer=$NEWER
 	else
 		debs=$("$RXKIT_TOP/ci/debian-kernel" "$target") || die "ci/debian-kernel $target failed"
 		rel=$("$RXKIT_TOP/ci/debian-kernel" --release "$target")
@@ -166,8 +172,8 @@ vm_job()
 	fi
 	[ -z "$debs" ] || { mkdir "$g/debs" && cp "$debs"/*.deb "$g/debs/"; }
 	cp "$RXKIT_TOP/images/vm/run" "$g/run"
-	printf 'rel=%s\njobs="%s"\ninst="%s"\nrm="%s"\nscale=%s\n' "$rel" "$VSOCK_JOBS" "$inst" "$rm" \
-		"$(time_scale "$accel")" > "$g/env"
+	printf 'rel=%s\njobs="%s"\ninst="%s"\nrm="%s"\nnewer=%s\nscale=%s\n' "$rel" "$VSOCK_JOBS" "$inst" "$rm" \
+		"$newer" "$(time_scale "$accel")" > "$g/env"
 	guest_tree "$g/guest" "$uapi"
 }
 
@@ -193,6 +199,28 @@ test_boot_install()
 		{ echo "# grub.cfg has no entry of vmlinuz-$rel"; rc=1; }
 	printf '%s\n' "$b" | sed -n 's/^RXKIT: grub-entry /# grub.cfg: /p'
 	return "$rc"
+}
+
+# The metapackage keeps GRUB's default on the kit's kernel when a newer
+# one (the stand-in: Debian's kernel copied under the release $NEWER,
+# which GRUB sorts first) is installed beside it; boot_patched sees GRUB
+# boot the kit's.
+test_boot_default()
+{
+	local b d
+	[ -n "$newer" ] || { SKIP_REASON="Debian's own kernel: no kit metapackage sets GRUB's default"; return "$KSFT_SKIP"; }
+	vm_run || return $?
+	b=$(boot_block install)
+	printf '%s\n' "$b" | grep -qx "RXKIT: newer-kernel $newer update-grub 0" ||
+		{ echo "# no newer kernel $newer beside the kit's (or update-grub failed)"; return 1; }
+	printf '%s\n' "$b" | grep -q "^RXKIT: grub-entry linux[[:space:]]*/boot/vmlinuz-$newer " ||
+		{ echo "# GRUB does not list the newer kernel $newer first"; return 1; }
+	d=$(printf '%s\n' "$b" | sed -n 's/^RXKIT: grub-default //p')
+	echo "# GRUB lists vmlinuz-$newer first; its default: $d"
+	case "$d" in
+	gnulinux-advanced-*">gnulinux-$rel-advanced-"*) ;;
+	*) echo "# GRUB's default is not the entry of $rel"; return 1 ;;
+	esac
 }
 
 test_boot_patched()

@@ -109,6 +109,7 @@ source_deb()
 RXKIT_RELEASE := $rel
 RXKIT_LOCALVERSION := $lv
 RXKIT_FLAVOUR := $flavour
+RXKIT_META := $meta
 MK
 	# Not debian/config: debhelper takes that for a debconf script.
 	cp "$staging/kconfig/.config" "$sd/debian/kernel.config"
@@ -199,7 +200,11 @@ list_deb()
 		*/linux-*"$meta"_*.deb) { dpkg-deb -I "$f"; echo; dpkg-deb -c "$f"; } > "$f.info.txt"
 			# A metapackage: the package of this release, this version.
 			dpkg-deb -f "$f" Depends | grep -q "^linux-[a-z]*-$rel (= $deb_version)" ||
-				die "${f##*/} does not depend on this release's package, version $deb_version" ;;
+				die "${f##*/} does not depend on this release's package, version $deb_version"
+			case "${f##*/}" in
+			linux-image*) grep -q " \./usr/share/linux-image$meta/grub\.cfg\$" "$f.info.txt" ||
+				die "${f##*/} has no ./usr/share/linux-image$meta/grub.cfg (GRUB's default)" ;;
+			esac ;;
 		*headers*.deb) { dpkg-deb -I "$f"; echo; dpkg-deb -c "$f"; } > "$f.info.txt"
 			grep -q "linux-headers-$rel/Module.symvers\|kernels/$rel/Module.symvers" "$f.info.txt" ||
 				die "${f##*/} has no Module.symvers" ;;

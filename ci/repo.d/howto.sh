@@ -54,6 +54,9 @@ Debian $v ($2), as root:
   curl -fsSLo /etc/apt/sources.list.d/vsock-rxkit.sources $u/vsock-rxkit-$2.sources
 HOWTO
 	[ -z "$m" ] || echo "  apt-get update && apt-get install ${m% }"
+	case "$m$t" in
+	*linux-image-[a-z]*) echo "linux-image-vsockrx-*: apt upgrade follows the kit's releases, and GRUB boots the kit's kernel even beside a newer one (remove the package to boot the newest again)" ;;
+	esac
 	[ -n "$t" ] || return 0
 	cat <<HOWTO
 The kit's test-VM kernels (component test: QEMU guests, not a general-purpose machine):
