@@ -167,8 +167,7 @@ vm_job()
 	local g="$1" i
 	if [ -n "$repo" ]; then
 		need_repo || return $?
-		job_repo "$repo" "$g/repo" "$dist" "$(awk -v f="$bflavour" '$1 == f { print $2 }' \
-			"$RXKIT_TOP/ci/repo.d/components")" || return "$KSFT_FAIL"
+		job_repo "$repo" "$g/repo" "$dist" "$rcomp" || return "$KSFT_FAIL"
 	fi
 	[ -z "$debs" ] || { mkdir "$g/debs" && cp "$debs"/*.deb "$g/debs/"; }
 	cp "$RXKIT_TOP/images/vm/run" "$g/run"

@@ -6,12 +6,15 @@
 # Reads uri, fpr, stage, REPO_LIB.
 # shellcheck disable=SC2154
 
+# suite_version SUITE: the Debian version of the release (ci/repo.d/suites).
+suite_version() { awk -v s="$1" '$1 == s { print $2 }' "$REPO_LIB/suites"; }
+
 # config TEMPLATE OUT SUITE: ci/repo.d/TEMPLATE.in with the URI, the
 # fingerprint and the suite (- for none), as $stage/OUT.
 config()
 {
 	local v
-	v=$(awk -v s="$3" '$1 == s { print $2 }' "$REPO_LIB/suites")
+	v=$(suite_version "$3")
 	sed -e "s|@URI@|${uri:-REPO_URI}|g" -e "s|@FPR@|$fpr|g" -e "s|@SUITE@|$3|g" \
 		-e "s|@VERSION@|$v|g" "$REPO_LIB/$1.in" > "$stage/$2"
 }
@@ -44,7 +47,7 @@ rpm_names()
 howto_suite()
 {
 	local u="${uri:-REPO_URI}" m t v
-	v=$(awk -v s="$2" '$1 == s { print $2 }' "$REPO_LIB/suites")
+	v=$(suite_version "$2")
 	m=$(deb_names "$1" "$2" main | tr '\n' ' ')
 	t=$(deb_names "$1" "$2" test | tr '\n' ' ')
 	cat <<HOWTO

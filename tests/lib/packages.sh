@@ -83,7 +83,7 @@ pkg_need_kernel()
 		die "no built patched kernel of $target; run: ci/build --tree patched $target"
 	rel=$(cat "$o/include/config/kernel.release")
 	mark=$(release_mark patched)
-	rpm_name=kernel$(printf '%s\n' "$mark" | sed 's/[0-9]*$//')
+	rpm_name=kernel$meta
 	rpm_version=$(printf '%s\n' "${rel%"$mark"}" | tr - '~')
 }
 

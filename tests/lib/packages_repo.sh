@@ -20,6 +20,13 @@ trap repo_cleanup EXIT
 repo_state=	# '' (not made yet), ok, or why there is none
 fpr= keyid= rsuite= rcomp=
 
+# repo_placed LOG 1|2: the suite (1) or the component (2) that ci/repo's
+# LOG says this target's packages went to.
+repo_placed()
+{
+	sed -n "s/^repo: $target: .* (suite \([a-z]*\), component \([a-z]*\))\$/\\$2/p" "$1"
+}
+
 # make_repo: ci/repo published the packages of this tree in
 # $RXKIT_OUT/repo with the kit's key (fpr, keyid: its fingerprint and long
 # key id; rsuite, rcomp: the suite and component of the packages), once a
@@ -44,8 +51,8 @@ make_repo()
 	[ -n "$fpr" ] || return "$KSFT_FAIL"
 	keyid=$(printf '%s\n' "$fpr" | cut -c25-)
 	repo_state="ci/repo named no suite and component (log: $art/ci-repo.log)"
-	rsuite=$(sed -n "s/^repo: $target: .* (suite \([a-z]*\), component \([a-z]*\))\$/\1/p" "$art/ci-repo.log")
-	rcomp=$(sed -n "s/^repo: $target: .* (suite \([a-z]*\), component \([a-z]*\))\$/\2/p" "$art/ci-repo.log")
+	rsuite=$(repo_placed "$art/ci-repo.log" 1)
+	rcomp=$(repo_placed "$art/ci-repo.log" 2)
 	[ -n "$rsuite" ] && [ -n "$rcomp" ] || return "$KSFT_FAIL"
 	repo_state=ok
 }

@@ -56,7 +56,7 @@ up_publish()
 	done
 	RXKIT_OUT=$up_out "$RXKIT_TOP/ci/repo" "$target" > "$uart/repo-$1.log" 2>&1 ||
 		{ tail -n 15 "$uart/repo-$1.log" | sed 's/^/# /'; return 1; }
-	s=$(sed -n "s/^repo: $target: .* (suite \([a-z]*\), component .*/\1/p" "$uart/repo-$1.log")
+	s=$(repo_placed "$uart/repo-$1.log" 1)
 	rm -rf "$uroot$UP_SRC"
 	cp -R "$up_out/repo" "$uroot$UP_SRC"
 	cp "$up_out/repo/vsock-rxkit-archive-keyring.gpg" "$uroot/usr/share/keyrings/"
