@@ -11,9 +11,10 @@ PROG=sockmap_check.sh
 . "$RXKIT_TOP/tests/lib.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="build cases xfail_whole ab_counts"
-readonly TEST_DESCS="tests/sockmap/check_test builds (-Wall -Werror) with TARGET's kselftest harness:\
+readonly TEST_NAMES="build cases tracker xfail_whole ab_counts"
+readonly TEST_DESCS="tests/sockmap/check_test and track_test build (-Wall -Werror) with TARGET's kselftest harness:\
 its cases pass, each a subtest (right splits give no violation, among them switches where the next piece begins with the bytes the stream has next and thousands of random ones; loss, repetition, reordering, the wrong side and bytes never written each give their kind's count):\
+track_test's cases pass, each a subtest: the waits for records count a byte read twice once, so a repeat cannot make up for a record on its way (tests/sockmap/track.c):\
 tests/lib/known.sh known_defects makes a case XFAIL only when every violation it counted is printed and listed and no other expectation failed, and names how many lines each entry matched:\
 pipeline/ab-verdict compares a defect of both trees by its count (job logs through known_defects and pipeline/results to results.json)\: an injected patched-only reordering is a REGRESSION, a small excess INCONCLUSIVE, the same count a KNOWN DEFECT"
 
@@ -42,24 +43,35 @@ test_build()
 	[ -f "$selftests/kselftest_harness.h" ] ||
 		die "no fetched $target tree with tools/testing/selftests; run: ci/fetch $target"
 	if make -s -C "$RXKIT_TOP/tests/sockmap" OUTPUT="$work" SELFTESTS="$selftests" \
-		"$work/check_test" > "$work/build.log" 2>&1; then
-		echo "# tests/sockmap/check_test: built against $target's harness"
+		"$work/check_test" "$work/track_test" > "$work/build.log" 2>&1; then
+		echo "# tests/sockmap/check_test, track_test: built against $target's harness"
 		return "$KSFT_PASS"
 	fi
 	sed 's/^/# /' "$work/build.log"
 	return "$KSFT_FAIL"
 }
 
-test_cases()
+# host_test NAME: run tests/sockmap/NAME, its cases as subtests.
+host_test()
 {
 	local rc=0
-	if [ ! -x "$work/check_test" ]; then
-		SKIP_REASON="check_test did not build (test build)"
+	if [ ! -x "$work/$1" ]; then
+		SKIP_REASON="$1 did not build (test build)"
 		return "$KSFT_SKIP"
 	fi
-	"$work/check_test" > "$work/cases.log" 2>&1 || rc=$?
-	ktap_from_harness "$work/cases.log"
+	"$work/$1" > "$work/$1.log" 2>&1 || rc=$?
+	ktap_from_harness "$work/$1.log"
 	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+test_cases()
+{
+	host_test check_test
+}
+
+test_tracker()
+{
+	host_test track_test
 }
 
 # job_log FILE CASE N [LINE...]: a harness log of one case with N

@@ -74,6 +74,10 @@ struct side {
 	size_t npieces, pieces_cap;
 	__u32 records;			/* records with bytes on this side */
 	bool eof;
+	size_t track_p;			/* side_track(): bytes looked at */
+	size_t track_from;		/* where its run began */
+	__u64 track_at;			/* the stream offset of byte track_p */
+	bool track_run;			/* track_at is known */
 };
 
 /*
@@ -98,6 +102,9 @@ struct check {
 	unsigned int kinds[KINDS];	/* violations of the stream by kind */
 	__u32 straggled;		/* on S while mapped to redirect, allowed */
 	__u32 bypassed;			/* on S, only redirect in force: not allowed */
+	unsigned char *hits;		/* side_track(): per stream byte, reads */
+	size_t hits_cap;
+	__u64 arrived;			/* side_track(): stream bytes read */
 };
 
 /* Violations printed at most; every one is counted. */
@@ -112,5 +119,7 @@ void side_free(struct side *s);
 __u64 side_total(const struct side *s, int n);
 void check_stream(struct check *c, struct side *sides, int nsides,
 		  __u32 total);
+bool arrived_all(struct check *c, struct side *sides, int nsides,
+		 __u32 records);
 
 #endif

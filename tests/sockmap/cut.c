@@ -16,7 +16,7 @@
  * The stream offset of s's bytes from p, from a whole word among their
  * first 15 that the bytes before it fit too; false when none does.
  */
-static bool anchor(const struct side *s, size_t p, __u64 end, __u64 *at)
+bool anchor(const struct side *s, size_t p, __u64 end, __u64 *at)
 {
 	unsigned int a, i;
 	__u64 w, idx;

@@ -10,6 +10,7 @@
 
 /* The word index whose bytes are x (stream_byte()). */
 __u64 unmix(__u64 x);
+bool anchor(const struct side *s, size_t p, __u64 end, __u64 *at);
 size_t run_len(const struct side *s, size_t p, __u64 o, __u64 end,
 	       size_t max);
 struct piece *piece_add(struct check *c, struct side *s, size_t k);

@@ -307,8 +307,8 @@ TEST_F_TIMEOUT(handoff, loop, 240)
 			       now_ms() - t < 10000)
 				read_for(c, sides, 2, rg->buf, 1);
 			t = now_ms();
-			while (side_total(sides, 2) <
-			       (__u64)__atomic_load_n(&f->started, __ATOMIC_ACQUIRE) * REC &&
+			while (!arrived_all(c, sides, 2,
+					    __atomic_load_n(&f->started, __ATOMIC_ACQUIRE)) &&
 			       now_ms() - t < 10000)
 				read_for(c, sides, 2, rg->buf, 1);
 		}
@@ -335,7 +335,7 @@ TEST_F_TIMEOUT(handoff, loop, 240)
 		violation(c, "sender: record %u: %s", total - 1, strerror(f->err));
 	/* S is out of the map: read it to EOF, U until every record is in. */
 	t = now_ms();
-	while (side_total(sides, 2) < (__u64)total * REC && now_ms() - t < 10000) {
+	while (!arrived_all(c, sides, 2, total) && now_ms() - t < 10000) {
 		__u64 before = side_total(sides, 2);
 
 		read_for(c, sides, 2, rg->buf, 20);

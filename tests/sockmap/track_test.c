@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * track_test: arrived_all() (cut.c), which ends the sockmap test's waits
+ * for records on their way, on the host, no kernel.  Bytes read twice
+ * must count once (on one side or both), so a repeat cannot make up for
+ * a record still missing; a record in pieces across reads and sides
+ * counts when its last piece is in.  Run by tests/sockmap_check.sh.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "check.h"
+
+#define TOTAL	2000
+
+struct rig {
+	struct flow f;
+	struct check c;
+	struct side s[2];
+};
+
+#define S	0
+#define U	1
+
+static struct rig *rig_new(void)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->f.eb = calloc(TOTAL + 1, sizeof(__u32));
+	r->c.f = &r->f;
+	r->s[S].name = "vsock";
+	r->s[S].bit = SIDE_S;
+	r->s[U].name = "unix";
+	r->s[U].bit = SIDE_U;
+	return r;
+}
+
+static void rig_free(struct rig *r)
+{
+	side_free(&r->s[S]);
+	side_free(&r->s[U]);
+	free(r->c.hits);
+	free(r->f.eb);
+	free(r);
+}
+
+/* Side i reads stream bytes [o, o + n), in reads of at most max. */
+static void give(struct rig *r, int i, __u64 o, size_t n, size_t max)
+{
+	unsigned char b[4096];
+	size_t k;
+
+	for (; n; o += k, n -= k) {
+		k = n < max ? n : max;
+		stream_fill(b, o, k);
+		side_feed(&r->c, &r->s[i], b, k);
+	}
+}
+
+static bool all_in(struct rig *r, __u32 records)
+{
+	return arrived_all(&r->c, r->s, 2, records);
+}
+
+/* Half on each side, then the rest of a record cut in the middle. */
+TEST(split_across_sides)
+{
+	struct rig *r = rig_new();
+
+	give(r, S, 0, 1000 * REC + 20, 4096);
+	give(r, U, 1000 * REC + 20, (TOTAL - 1000) * REC - 20 - 7, 4096);
+	EXPECT_FALSE(all_in(r, TOTAL));
+	EXPECT_TRUE(all_in(r, TOTAL - 1));
+	give(r, U, (__u64)TOTAL * REC - 7, 7, 4096);
+	EXPECT_TRUE(all_in(r, TOTAL));
+	EXPECT_EQ((__u64)TOTAL * REC, r->c.arrived);
+	rig_free(r);
+}
+
+/* Reads of 1 to 13 bytes: a run goes on across reads. */
+TEST(small_reads)
+{
+	struct rig *r = rig_new();
+	__u64 o = 0;
+	size_t k = 1;
+
+	while (o < (__u64)TOTAL * REC) {
+		if (o + k > (__u64)TOTAL * REC)
+			k = TOTAL * REC - o;
+		give(r, S, o, k, k);
+		o += k;
+		k = k % 13 + 1;
+	}
+	EXPECT_TRUE(all_in(r, TOTAL));
+	rig_free(r);
+}
+
+/*
+ * The partial head read, then its skb again whole: on S right after
+ * (passed) and on U (redirected); a record lost behind each.  The sides
+ * hold more bytes than were written, and still a record is missing.
+ */
+TEST(repeat_hides_no_loss)
+{
+	struct rig *r = rig_new();
+
+	give(r, S, 0, 10, 4096);
+	give(r, S, 0, 700 * REC, 4096);
+	give(r, U, 699 * REC, 2 * REC, 4096);
+	give(r, U, 702 * REC, (TOTAL - 702) * REC, 4096);
+	ASSERT_LT((__u64)TOTAL * REC, r->s[S].bytes + r->s[U].bytes);
+	EXPECT_FALSE(all_in(r, TOTAL));
+	/* Record 701 begins as record 700 would go on: a byte too many. */
+	EXPECT_EQ((__u64)(TOTAL - 1) * REC + 1, r->c.arrived);
+	give(r, S, 701 * REC, REC, 4096);
+	EXPECT_TRUE(all_in(r, TOTAL));
+	rig_free(r);
+}
+
+/* A small PRNG, so that every run splits the same way (xorshift64). */
+static __u64 rnd(__u64 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * Streams cut at random byte positions between the sides, in pieces of
+ * 16 bytes or more (shorter ones only check_stream() places), some read
+ * twice, some never: arrived is the count of distinct bytes read, never
+ * less, a byte more where the next piece began as the stream went on.
+ */
+TEST(random_cuts)
+{
+	__u64 x = 0x5eed, o, want, held = 0;
+	struct rig *r;
+	size_t n;
+	int i, k, side;
+	bool in;
+
+	for (i = 0; i < 40; i++) {
+		r = rig_new();
+		for (o = 0, side = 0, want = 0; o < (__u64)TOTAL * REC; o += n) {
+			n = 16 + rnd(&x) % (3 * REC);
+			if (o + n + 16 > (__u64)TOTAL * REC)
+				n = TOTAL * REC - o;
+			side ^= rnd(&x) % 2;
+			k = rnd(&x) % 16;
+			if (k == 0)
+				continue;
+			give(r, side, o, n, 1 + rnd(&x) % 4096);
+			if (k == 1)
+				give(r, side, o, n, 4096);
+			want += n;
+			if (rnd(&x) % 8 == 0)
+				arrived_all(&r->c, r->s, 2, TOTAL);
+		}
+		in = arrived_all(&r->c, r->s, 2, TOTAL);
+		held += r->c.arrived >= want && r->c.arrived <= want + 2 &&
+			in == (want == (__u64)TOTAL * REC);
+		if (r->c.arrived < want || r->c.arrived > want + 2)
+			TH_LOG("stream %d: %llu bytes counted, %llu read", i,
+			       (unsigned long long)r->c.arrived,
+			       (unsigned long long)want);
+		rig_free(r);
+	}
+	EXPECT_EQ(40U, held);
+}
+
+/* Bytes never written are not counted as arrived. */
+TEST(foreign_bytes)
+{
+	struct rig *r = rig_new();
+	unsigned char junk[64 * REC] = { 0 };
+
+	give(r, S, 0, 100 * REC, 4096);
+	side_feed(&r->c, &r->s[U], junk, sizeof(junk));
+	EXPECT_FALSE(all_in(r, 101));
+	EXPECT_EQ((__u64)100 * REC, r->c.arrived);
+	rig_free(r);
+}
+
+TEST_HARNESS_MAIN
