@@ -78,6 +78,7 @@ struct side {
 	size_t track_from;		/* where its run began */
 	__u64 track_at;			/* the stream offset of byte track_p */
 	bool track_run;			/* track_at is known */
+	size_t track_skipped;		/* bytes of pieces too short to anchor */
 };
 
 /*

@@ -38,10 +38,11 @@ static void hit(struct check *c, __u64 o)
  * from an anchor to the first byte that does not follow.  The next
  * piece's first bytes may follow too, by chance: the next run then
  * begins where an anchor of it covers that byte, and the bytes that fit
- * both count at both offsets.  So a few bytes too many at worst (what a
- * wait waits for is a packet, not a byte), never too few, but for a
- * piece shorter than an anchor, which is not counted (check_stream()
- * places it): the wait then runs to its bound.
+ * both count at both offsets.  A piece shorter than an anchor (a small
+ * packet between switches, or read on S while the verdict redirects)
+ * is skipped: check_stream() places it; until then it counts as bytes
+ * not yet counted.  So a few bytes too many at worst (what a wait
+ * waits for is a packet, not a byte), never too few.
  */
 static void side_track(struct check *c, struct side *s)
 {
@@ -67,10 +68,12 @@ static void side_track(struct check *c, struct side *s)
 					break;
 		p = x;
 		s->track_run = anchor(s, p, end, &s->track_at);
-		if (s->track_run)
+		if (s->track_run) {
 			s->track_from = p;
-		else
+		} else {
+			s->track_skipped++;
 			p++;
+		}
 	}
 	s->track_p = p;
 }
@@ -78,14 +81,18 @@ static void side_track(struct check *c, struct side *s)
 /*
  * Are the first (records) records all in, on the sides together, a byte
  * read twice counted once?  (Their byte count alone is not: a repeat
- * would make up for a record still on its way.)
+ * would make up for a record still on its way.)  The bytes of pieces
+ * too short to anchor count as arrived, once each.
  */
 bool arrived_all(struct check *c, struct side *sides, int nsides,
 		 __u32 records)
 {
+	__u64 n = 0;
 	int i;
 
-	for (i = 0; i < nsides; i++)
+	for (i = 0; i < nsides; i++) {
 		side_track(c, &sides[i]);
-	return c->arrived >= (__u64)records * REC;
+		n += sides[i].track_skipped + sides[i].bytes - sides[i].track_p;
+	}
+	return c->arrived + n >= (__u64)records * REC;
 }
