@@ -311,6 +311,8 @@ TEST_F_TIMEOUT(handoff, loop, 240)
 					    __atomic_load_n(&f->started, __ATOMIC_ACQUIRE)) &&
 			       now_ms() - t < 10000)
 				read_for(c, sides, 2, rg->buf, 1);
+			if (now_ms() - t >= 10000)
+				printf("# round %u: records on their way after 10 s\n", round);
 		}
 		/* Empty S's psock queue: then nothing the verdict passed is lost. */
 		t = now_ms();
