@@ -11,57 +11,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "check.h"
-
-struct rig {
-	struct flow f;
-	struct check c;
-	struct side s[2];
-	__u32 total;
-};
-
-#define S	0
-#define U	1
-
-static struct rig *rig_new(__u32 total, unsigned char allowed)
-{
-	struct rig *r = calloc(1, sizeof(*r));
-
-	if (!r)
-		return NULL;
-	r->f.eb = calloc(total + 1, sizeof(__u32));
-	r->c.seen = calloc(total + 1, 1);
-	r->f.sides[0] = allowed;
-	r->c.f = &r->f;
-	r->s[S].name = "vsock";
-	r->s[S].bit = SIDE_S;
-	r->s[U].name = "unix";
-	r->s[U].bit = SIDE_U;
-	r->total = total;
-	return r;
-}
-
-static void rig_free(struct rig *r)
-{
-	side_free(&r->s[S]);
-	side_free(&r->s[U]);
-	free(r->f.eb);
-	free(r->c.seen);
-	free(r);
-}
-
-/* Side i reads stream bytes [o, o + n), in reads of at most 4096. */
-static void give(struct rig *r, int i, __u64 o, size_t n)
-{
-	unsigned char b[4096];
-	size_t k;
-
-	for (; n; o += k, n -= k) {
-		k = n < sizeof(b) ? n : sizeof(b);
-		stream_fill(b, o, k);
-		side_feed(&r->c, &r->s[i], b, k);
-	}
-}
+#include "rig.h"
 
 /* Check both sides; the count of kind k. */
 static void check(struct rig *r)
@@ -78,15 +28,6 @@ static unsigned int others(const struct rig *r, enum kind k)
 		if (i != (int)k)
 			n += r->c.kinds[i];
 	return n;
-}
-
-/* A small PRNG, so that every run splits the same way (xorshift64). */
-static __u64 rnd(__u64 *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
 }
 
 TEST(one_side)

@@ -10,7 +10,10 @@
 #include "check.h"
 #include "pieces.h"
 
-/* Stream byte o read once more. */
+/*
+ * Stream byte o read once more (without memory: not counted, so a wait
+ * runs to its bound and the check says what came).
+ */
 static void hit(struct check *c, __u64 o)
 {
 	size_t cap;

@@ -11,55 +11,9 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "check.h"
+#include "rig.h"
 
 #define TOTAL	2000
-
-struct rig {
-	struct flow f;
-	struct check c;
-	struct side s[2];
-};
-
-#define S	0
-#define U	1
-
-static struct rig *rig_new(void)
-{
-	struct rig *r = calloc(1, sizeof(*r));
-
-	if (!r)
-		return NULL;
-	r->f.eb = calloc(TOTAL + 1, sizeof(__u32));
-	r->c.f = &r->f;
-	r->s[S].name = "vsock";
-	r->s[S].bit = SIDE_S;
-	r->s[U].name = "unix";
-	r->s[U].bit = SIDE_U;
-	return r;
-}
-
-static void rig_free(struct rig *r)
-{
-	side_free(&r->s[S]);
-	side_free(&r->s[U]);
-	free(r->c.hits);
-	free(r->f.eb);
-	free(r);
-}
-
-/* Side i reads stream bytes [o, o + n), in reads of at most max. */
-static void give(struct rig *r, int i, __u64 o, size_t n, size_t max)
-{
-	unsigned char b[4096];
-	size_t k;
-
-	for (; n; o += k, n -= k) {
-		k = n < max ? n : max;
-		stream_fill(b, o, k);
-		side_feed(&r->c, &r->s[i], b, k);
-	}
-}
 
 static bool all_in(struct rig *r, __u32 records)
 {
@@ -69,13 +23,13 @@ static bool all_in(struct rig *r, __u32 records)
 /* Half on each side, then the rest of a record cut in the middle. */
 TEST(split_across_sides)
 {
-	struct rig *r = rig_new();
+	struct rig *r = rig_new(TOTAL, SIDE_S | SIDE_U);
 
-	give(r, S, 0, 1000 * REC + 20, 4096);
-	give(r, U, 1000 * REC + 20, (TOTAL - 1000) * REC - 20 - 7, 4096);
+	give(r, S, 0, 1000 * REC + 20);
+	give(r, U, 1000 * REC + 20, (TOTAL - 1000) * REC - 20 - 7);
 	EXPECT_FALSE(all_in(r, TOTAL));
 	EXPECT_TRUE(all_in(r, TOTAL - 1));
-	give(r, U, (__u64)TOTAL * REC - 7, 7, 4096);
+	give(r, U, (__u64)TOTAL * REC - 7, 7);
 	EXPECT_TRUE(all_in(r, TOTAL));
 	EXPECT_EQ((__u64)TOTAL * REC, r->c.arrived);
 	rig_free(r);
@@ -84,14 +38,14 @@ TEST(split_across_sides)
 /* Reads of 1 to 13 bytes: a run goes on across reads. */
 TEST(small_reads)
 {
-	struct rig *r = rig_new();
+	struct rig *r = rig_new(TOTAL, SIDE_S | SIDE_U);
 	__u64 o = 0;
 	size_t k = 1;
 
 	while (o < (__u64)TOTAL * REC) {
 		if (o + k > (__u64)TOTAL * REC)
 			k = TOTAL * REC - o;
-		give(r, S, o, k, k);
+		give_by(r, S, o, k, k);
 		o += k;
 		k = k % 13 + 1;
 	}
@@ -106,28 +60,19 @@ TEST(small_reads)
  */
 TEST(repeat_hides_no_loss)
 {
-	struct rig *r = rig_new();
+	struct rig *r = rig_new(TOTAL, SIDE_S | SIDE_U);
 
-	give(r, S, 0, 10, 4096);
-	give(r, S, 0, 700 * REC, 4096);
-	give(r, U, 699 * REC, 2 * REC, 4096);
-	give(r, U, 702 * REC, (TOTAL - 702) * REC, 4096);
+	give(r, S, 0, 10);
+	give(r, S, 0, 700 * REC);
+	give(r, U, 699 * REC, 2 * REC);
+	give(r, U, 702 * REC, (TOTAL - 702) * REC);
 	ASSERT_LT((__u64)TOTAL * REC, r->s[S].bytes + r->s[U].bytes);
 	EXPECT_FALSE(all_in(r, TOTAL));
 	/* Record 701 begins as record 700 would go on: a byte too many. */
 	EXPECT_EQ((__u64)(TOTAL - 1) * REC + 1, r->c.arrived);
-	give(r, S, 701 * REC, REC, 4096);
+	give(r, S, 701 * REC, REC);
 	EXPECT_TRUE(all_in(r, TOTAL));
 	rig_free(r);
-}
-
-/* A small PRNG, so that every run splits the same way (xorshift64). */
-static __u64 rnd(__u64 *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
 }
 
 /*
@@ -145,7 +90,7 @@ TEST(random_cuts)
 	bool in;
 
 	for (i = 0; i < 40; i++) {
-		r = rig_new();
+		r = rig_new(TOTAL, SIDE_S | SIDE_U);
 		for (o = 0, side = 0, want = 0; o < (__u64)TOTAL * REC; o += n) {
 			n = 16 + rnd(&x) % (3 * REC);
 			if (o + n + 16 > (__u64)TOTAL * REC)
@@ -154,9 +99,9 @@ TEST(random_cuts)
 			k = rnd(&x) % 16;
 			if (k == 0)
 				continue;
-			give(r, side, o, n, 1 + rnd(&x) % 4096);
+			give_by(r, side, o, n, 1 + rnd(&x) % 4096);
 			if (k == 1)
-				give(r, side, o, n, 4096);
+				give(r, side, o, n);
 			want += n;
 			if (rnd(&x) % 8 == 0)
 				arrived_all(&r->c, r->s, 2, TOTAL);
@@ -179,12 +124,12 @@ TEST(random_cuts)
  */
 TEST(short_piece)
 {
-	struct rig *r = rig_new();
+	struct rig *r = rig_new(TOTAL, SIDE_S | SIDE_U);
 
-	give(r, S, 0, 1000 * REC, 4096);
-	give(r, S, 1000 * REC + 5, (TOTAL - 1000) * REC - 5, 4096);
+	give(r, S, 0, 1000 * REC);
+	give(r, S, 1000 * REC + 5, (TOTAL - 1000) * REC - 5);
 	EXPECT_FALSE(all_in(r, TOTAL));
-	give(r, U, 1000 * REC, 5, 4096);
+	give(r, U, 1000 * REC, 5);
 	EXPECT_TRUE(all_in(r, TOTAL));
 	EXPECT_EQ((__u64)TOTAL * REC - 5, r->c.arrived);
 	rig_free(r);
@@ -196,10 +141,10 @@ TEST(short_piece)
  */
 TEST(foreign_bytes)
 {
-	struct rig *r = rig_new();
+	struct rig *r = rig_new(TOTAL, SIDE_S | SIDE_U);
 	unsigned char junk[64 * REC] = { 0 };
 
-	give(r, S, 0, 100 * REC, 4096);
+	give(r, S, 0, 100 * REC);
 	side_feed(&r->c, &r->s[U], junk, sizeof(junk));
 	EXPECT_TRUE(all_in(r, 164));
 	EXPECT_FALSE(all_in(r, 165));
