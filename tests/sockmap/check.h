@@ -103,7 +103,7 @@ struct check {
 	unsigned int kinds[KINDS];	/* violations of the stream by kind */
 	__u32 straggled;		/* on S while mapped to redirect, allowed */
 	__u32 bypassed;			/* on S, only redirect in force: not allowed */
-	unsigned char *hits;		/* side_track(): per stream byte, reads */
+	unsigned char *hits;		/* side_track(): per stream byte, 1 once read */
 	size_t hits_cap;
 	__u64 arrived;			/* side_track(): stream bytes read */
 };

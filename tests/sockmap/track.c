@@ -11,8 +11,8 @@
 #include "pieces.h"
 
 /*
- * Stream byte o read once more (without memory: not counted, so a wait
- * runs to its bound and the check says what came).
+ * Stream byte o read (without memory: not counted, so a wait runs to its
+ * bound and the check says what came).
  */
 static void hit(struct check *c, __u64 o)
 {
@@ -30,10 +30,10 @@ static void hit(struct check *c, __u64 o)
 		c->hits = h;
 		c->hits_cap = cap;
 	}
-	if (!c->hits[o])
+	if (!c->hits[o]) {
+		c->hits[o] = 1;
 		c->arrived++;
-	if (c->hits[o] < 255)
-		c->hits[o]++;
+	}
 }
 
 /*
@@ -69,7 +69,12 @@ static void side_track(struct check *c, struct side *s)
 				if (anchor(s, x, end, &at) &&
 				    run_len(s, x, at, end, p - x + 1) == p - x + 1)
 					break;
-		p = x;
+		if (x < p) {
+			p = x;
+			s->track_at = at;
+			s->track_from = p;
+			continue;
+		}
 		s->track_run = anchor(s, p, end, &s->track_at);
 		if (s->track_run) {
 			s->track_from = p;
