@@ -91,12 +91,11 @@ test_qemu_no_init()
 # A WARNING in the guest's kernel log is found by the scan that fails runs.
 test_dmesg_scan()
 {
-	local src= o= initrd= bad=
-	src="$(src_root "$target")/patched"
-	o="$src/o-guest"
+	local o= initrd= bad=
+	o="$(src_root "$target")/patched/o-guest"
 	[ -f "$o/arch/x86/boot/bzImage" ] ||
 		{ SKIP_REASON="no built $target kernel (ci/build $target)"; return "$KSFT_SKIP"; }
-	initrd=$(ensure_initramfs "$src" "$o") || return "$KSFT_FAIL"
+	initrd=$(ensure_initramfs "$o") || return "$KSFT_FAIL"
 	guest_run "$work/warn" "$o/arch/x86/boot/bzImage" "$initrd" \
 		kmsg_warn tcg || { echo "# guest run failed"; return "$KSFT_FAIL"; }
 	bad=$(guest_dmesg_bad "$work/warn")

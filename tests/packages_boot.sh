@@ -122,7 +122,7 @@ if [ "$bflavour" = guest ]; then
 	rm="$inst linux-image-$rel"
 	newer=$NEWER
 	uapi=$o
-	accel=$(pick_accel "$kernel" "$(ensure_initramfs "$(src_root "$target")/patched" "$o")" "$art/accel-probe")
+	accel=$(pick_accel "$kernel" "$(ensure_initramfs "$o")" "$art/accel-probe")
 else
 	# The cloud flavour: pipeline/ab-verdict's folders (TREE-cloud/boot).
 	art="$(out_dir "$target")/$btree-cloud/boot"

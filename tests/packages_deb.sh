@@ -154,7 +154,7 @@ test_deb_boot()
 	need_deb_root || return $?
 	b="$art/boot-deb-root"
 	g="$droot/opt/rxkit-test"
-	i=$(ensure_initramfs "$(src_root "$target")/patched" "$o") || return 1
+	i=$(ensure_initramfs "$o") || return 1
 	rm -rf "$g"
 	mkdir -p "$g/guest"
 	gzip -dc "$i" | (cd "$g/guest" && cpio -id --quiet) || return 1

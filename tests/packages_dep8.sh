@@ -64,7 +64,7 @@ art="$art/dep8"
 mkdir -p "$art"
 tree=patched flavour=guest
 release=$rel
-accel=$(pick_accel "$kernel" "$(ensure_initramfs "$(src_root "$target")/patched" "$o")" "$art/accel-probe")
+accel=$(pick_accel "$kernel" "$(ensure_initramfs "$o")" "$art/accel-probe")
 
 # test_depends: what the test needs besides the packages under test is in
 # the testbed image (it has no apt source to install it from).

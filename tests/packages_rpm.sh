@@ -182,7 +182,7 @@ test_rpm_boot()
 	local k i a j d rc u
 	need_rpm_root || return $?
 	k="$rroot/boot/vmlinuz-$rel"
-	i=$(ensure_initramfs "$(src_root "$target")/patched" "$o") || return 1
+	i=$(ensure_initramfs "$o") || return 1
 	a=$(pick_accel "$k" "$i" "$art/accel-probe")
 	for j in probe vsock_diag_test_loopback; do
 		d="$art/boot-rpm-root/$j"

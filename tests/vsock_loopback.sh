@@ -34,7 +34,7 @@ mkdir -p "$art"
 # Skip lists of this target and flavour over the initramfs's own.
 skip_files "$art" "$target" "$flavour" vsock_test_loopback \
 	vsock_diag_test_loopback vsock_uring_test_loopback
-tools_initrd "$src" "$o" "$art"
+tools_initrd "$o" "$art"
 initrd="$art/initrd.cpio.gz"
 accel=$(pick_accel "$kernel" "$initrd" "$art/accel-probe")
 printf '%s\n' "$accel" > "$art/accel"
@@ -75,8 +75,8 @@ test_vsock_test_loopback() { vsock_job vsock_test_loopback; }
 test_vsock_diag_test_loopback() { vsock_job vsock_diag_test_loopback; }
 test_vsock_uring_test_loopback()
 {
-	if [ ! -f "$src/tools/testing/vsock/vsock_uring_test.c" ]; then
-		SKIP_REASON="Linux $(fetched_version "$target") has no tools/testing/vsock/vsock_uring_test.c (new in 6.8)"
+	if [ ! -x "$o/rxkit-tests/bin/vsock_uring_test" ]; then
+		SKIP_REASON="Linux $release has no tools/testing/vsock/vsock_uring_test.c (new in 6.8)"
 		return "$KSFT_SKIP"
 	fi
 	vsock_job vsock_uring_test_loopback

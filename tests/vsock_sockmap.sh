@@ -96,7 +96,7 @@ case " $TESTS " in
 		bpf_failed="images/mkbpftests failed: $(tail -n 1 "$art/bpf-build.log")"
 	fi ;;
 esac
-tools_initrd "$src" "$o" "$art" sockmap/rxkit-sockmap
+tools_initrd "$o" "$art" sockmap/rxkit-sockmap
 detect_backend
 run=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-sm.XXXXXX")
 daemon_pid= host_pid= guest_pid= qemu_pidfile= relay_pid=

@@ -85,7 +85,7 @@ printf '%s\n' "$BACKEND" > "$art/backend"
 tool="$art/tools/rxkit/rxkit-vsock"
 initrd="$art/initrd.cpio.gz"
 if [ -z "$BACKEND_SKIP" ]; then
-	tools_initrd "$src" "$o" "$art"
+	tools_initrd "$o" "$art"
 	accel=$(pick_accel "$kernel" "$initrd" "$art/accel-probe")
 else
 	accel=none

@@ -72,7 +72,7 @@ skip_files "$art" "$target" "$flavour" vsock_test_vm_client vsock_test_vm_server
 
 accel=none
 if [ -z "$BACKEND_SKIP" ]; then
-	tools_initrd "$src" "$o" "$art"
+	tools_initrd "$o" "$art"
 	accel=$(pick_accel "$kernel" "$art/initrd.cpio.gz" "$art/accel-probe")
 	[ "$mode" = host ] || accel="$accel (L1), tcg (L2 in L1)"
 fi

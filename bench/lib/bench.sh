@@ -135,8 +135,7 @@ bench_o() { printf '%s/%s/o-guest\n' "$(src_root "$target")" "$(tree_of "$1")"; 
 # probes (BENCH_PROBES=1), and only the plain pass has the ping-pongs.
 state_setup()
 {
-	local s o a
-	s="$(src_root "$target")/$(tree_of "$1")"
+	local o a
 	o=$(bench_o "$1")
 	[ -f "$o/arch/x86/boot/bzImage" ] ||
 		die "no $1 kernel; run:${patches:+ ci/prepare --patches $patches $target;} ci/build --tree $(tree_of "$1") $target"
@@ -152,7 +151,7 @@ state_setup()
 	printf 'BENCH_RTT_PORT=%s\nBENCH_RTT="%s"\nBENCH_SLOW="%s"\nBENCH_PROBES=%s\n' "$RTT_PORT" \
 		"$([ "$2" != plain ] || for p in $rtts; do printf '%s ' "${p%%:*}"; done)" \
 		"${slow:-}" "$(case $2 in probes*) echo 1 ;; *) echo 0 ;; esac)" >> "$a/tools/rxkit/bench.env"
-	tools_initrd "$s" "$o" "$a"
+	tools_initrd "$o" "$a"
 }
 
 # pass_suffix PASS: the suffix of PASS's folders ("" for plain, else -PASS).
