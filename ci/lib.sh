@@ -14,6 +14,11 @@ readonly RXKIT_TOP
 : "${RXKIT_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/vsock-rxkit}"
 : "${RXKIT_OUT:=$RXKIT_TOP/out}"
 : "${RXKIT_TARGET:=7.3}"
+# A relative cache or results folder (a CI job's: .gitlab-ci.yml) is the
+# one under the folder the first kit command ran in; what it runs gets
+# the absolute path.
+case "$RXKIT_CACHE" in /*) ;; *) RXKIT_CACHE="$PWD/$RXKIT_CACHE" ;; esac
+case "$RXKIT_OUT" in /*) ;; *) RXKIT_OUT="$PWD/$RXKIT_OUT" ;; esac
 export RXKIT_CACHE RXKIT_OUT
 
 die()

@@ -328,7 +328,7 @@ $(eval $(call stage,sockmap-check,,tests/sockmap_check.sh $(TARGET),fetch-$(TARG
 $(eval $(call stage,bench-tools,,bench/bench_tools.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
 $(eval $(call stage,bench-report,,bench/bench_report.sh,$(HEAD)))
 $(eval $(call stage,errors-fetch,,tests/errors_fetch.sh $(TARGET),fetch-$(TARGET) $(HEAD)))
-$(eval $(call stage,pipeline,,tests/pipeline.sh,$(HEAD)))
+$(eval $(call stage,pipeline,,tests/pipeline.sh $(TARGET),$(HEAD)))
 $(eval $(call stage,cloud-config-6.1,prepare-6.1,tests/cloud_config.sh 6.1,$(HEAD) fetch-6.1 fetch-6.12 fetch-6.18 fetch-7.3))
 $(eval $(call stage,cloud-config-6.12,prepare-6.12,tests/cloud_config.sh 6.12,$(HEAD) fetch-6.1 fetch-6.12 fetch-6.18 fetch-7.3))
 $(eval $(call stage,cloud-config-6.18,prepare-6.18,tests/cloud_config.sh 6.18,$(HEAD) fetch-6.1 fetch-6.12 fetch-6.18 fetch-7.3))

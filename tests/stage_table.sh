@@ -12,8 +12,8 @@ PROG=stage_table.sh
 . "$RXKIT_TOP/tests/lib/stage_table.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="current stale refuses plans full_others commands runners inputs outputs one_list"
-readonly TEST_DESCS="pipeline/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:a Full-others row runs for make's TARGET and in check-full, and is recorded skipped for another target in check:every stage's command is an executable of the kit:a stage says Runner\: privileged exactly when its command stops without root:every Consumes path is produced by a stage the consumer needs or waits for, and one that is not is named:pipeline/stage fails a passed stage that lacks a Produces path or wrote where none reaches, and passes one that made its own:no other file lists the stages (more than MAX_NAMES of them)"
+readonly TEST_NAMES="current stale refuses plans full_others commands runners inputs outputs carry one_list"
+readonly TEST_DESCS="pipeline/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:a Full-others row runs for make's TARGET and in check-full, and is recorded skipped for another target in check:every stage's command is an executable of the kit:a stage says Runner\: privileged exactly when its command stops without root:every Consumes path is produced by a stage the consumer needs or waits for, and one that is not is named:pipeline/stage fails a passed stage that lacks a Produces path or wrote where none reaches, and passes one that made its own:a job carries its Produces of roles carried as artefacts and remakes what it consumes of the others, producers first, as pipeline/stagegen --carry and .gitlab-ci.yml say:no other file lists the stages (more than MAX_NAMES of them)"
 # A file that names more stages than this restates the table (prose names
 # a few; the old hand-kept lists named over 40).
 readonly MAX_NAMES=16
@@ -64,7 +64,9 @@ a scheduled stage of a tier	{ print } /^Stage: rootfs$/ { print "Schedule: drift
 unknown predicate	{ sub(/^When: sockmap$/, "When: bpf") } { print }	unknown predicate .bpf.
 a GitLab keyword	{ sub(/^Stage: rootfs$/, "Stage: stages") } { print }	stage stages: a GitLab keyword
 an unknown GitLab stage	{ sub(/^Gitlab: verdict$/, "Gitlab: judge") } { print }	unknown GitLab stage .judge.
-a quote in a skip reason	{ print } /^Stage: rootfs$/ { print "Full-others: the root\047s own" }	a quote in its Full-others reason'
+a quote in a skip reason	{ print } /^Stage: rootfs$/ { print "Full-others: the root\047s own" }	a quote in its Full-others reason
+an undeclared role	{ sub(/^Produces: interdiff=/, "Produces: intrdiff=") } { print }	no role .intrdiff.
+an unknown way to carry a role	{ sub(/^Carry: remake$/, "Carry: rsync") } { print }	unknown Carry .rsync.'
 
 test_refuses()
 {
@@ -182,15 +184,54 @@ test_inputs()
 	fi
 	# The check itself: rootfs reading a kernel no stage before it makes.
 	kit_copy
-	awk '{ print } /^Stage: rootfs$/ { print "Consumes: kernel=$RXKIT_CACHE/src/7.3/patched/o-guest/.config" }' \
+	awk '{ print } /^Stage: rootfs$/ { print "Consumes: kernel=$RXKIT_CACHE/src/7.3/patched/o-guest" }' \
 		"$RXKIT_TOP/pipeline/stage-table" > "$work/kit/pipeline/stage-table"
 	if "$work/kit/pipeline/stagegen" --inputs > "$work/inputs" ||
-	   ! grep -q '^rootfs consumes .*/src/7.3/patched/o-guest/.config, which none' "$work/inputs"; then
+	   ! grep -q '^rootfs consumes .*/src/7.3/patched/o-guest/rxkit-tests, which none' "$work/inputs"; then
 		echo "# a rootfs that reads a kernel was not named:"; sed 's/^/#   /' "$work/inputs"
 		rc=$KSFT_FAIL
 	else
-		echo "# $(cat "$work/inputs")"
+		sed 's/^/# /' "$work/inputs"
 	fi
+	return "$rc"
+}
+
+# CARRY: lines of pipeline/stagegen --carry for target T that must be
+# there ("JOB<TAB>WHAT<TAB>...", T for the target), each with why.
+readonly CARRY='build-T-patched	artefact	.rxkit-cache/src/T/patched/o-guest/rxkit-tests	a build carries its test payload
+build-T-patched	artefact	.rxkit-cache/src/T/patched/o-guest/usr/include	and its UAPI headers
+loopback-T-patched	artefact	out/T/patched/loopback	a suite carries the folder of its results.json
+prepare-T	remake	fetch-T	-	ci/fetch T	the prepare job unpacks the source again
+build-T-patched	remake	prepare-T	-	ci/prepare T	a build prepares its tree again
+packages-boot-T	remake	vm-image	privileged	images/mkimage	a VM suite makes its image again'
+
+test_carry()
+{
+	local t="$RXKIT_TARGET" rc="$KSFT_PASS" line= want= why=
+	"$RXKIT_TOP/pipeline/stagegen" --carry > "$work/carry" ||
+		{ echo "# pipeline/stagegen --carry failed"; return "$KSFT_FAIL"; }
+	while IFS= read -r line; do
+		want=$(printf '%s\n' "${line%	*}" | sed "s/-T\b/-$t/g; s|/T/|/$t/|g; s/ T\$/ $t/")
+		why=${line##*	}
+		grep -qxF -- "$want" "$work/carry" || { echo "# not carried ($why): $want"; rc=$KSFT_FAIL; }
+	done <<ROWS
+$CARRY
+ROWS
+	# Producers first: fetch before prepare in a build's script, and no
+	# tree among the artefacts of any job.
+	if [ "$(awk -F '\t' -v j="build-$t-patched" '$1 == j && $2 == "remake" { print $3 }' "$work/carry" | tr '\n' ' ')" != "fetch-$t prepare-$t " ]; then
+		echo "# build-$t-patched does not remake fetch-$t, then prepare-$t"; rc=$KSFT_FAIL
+	fi
+	if grep -E "	artefact	.*/src/[^/]+/(pristine|patched|baseline)/?\$" "$work/carry"; then
+		echo "# a source tree is carried as an artefact (above)"; rc=$KSFT_FAIL
+	fi
+	# .gitlab-ci.yml says the same: a VM suite that remakes its image is
+	# tagged for a privileged runner.
+	awk -v j="packages-boot-$t:" '$0 == j { on = 1; next } /^[^ ]/ { on = 0 } on' \
+		"$RXKIT_TOP/.gitlab-ci.yml" > "$work/job"
+	grep -qx '  tags: \[rxkit-privileged\]' "$work/job" && grep -qxF "    - 'images/mkimage'" "$work/job" ||
+		{ echo "# packages-boot-$t's job does not remake its image on a privileged runner"; rc=$KSFT_FAIL; }
+	[ "$rc" != "$KSFT_PASS" ] || echo "# $(wc -l < "$work/carry") lines; the build, suite and remake rules hold for $t"
 	return "$rc"
 }
 

@@ -4,11 +4,13 @@
 # (STAGEMAP: pipeline/stagegen --gitlab-stages, with its runner's tag), needs (its
 # NEEDS and AFTER), timeout (three times the longest the stage took on any
 # target in TIMESFILE, 10 minutes at least, BUDGET seconds at most) and its
-# script's (SPARE minutes less), the pipeline/stage command make runs,
-# its artefacts, the ccache of a build and the source archives of a
-# fetch.  Refuses a graph whose needs name no stage or a stage of a later
-# GitLab stage.  Run by pipeline/gitlab with
-# pipeline/lib/stage-times.awk; TARGETS: the known targets.
+# script's (SPARE minutes less), the pipeline/stage command make runs
+# after the stages it runs again first, its artefacts (CARRYFILE:
+# pipeline/stagegen --carry, from the table's Produces and roles), the
+# ccache of a build and the source archives of a fetch.  Refuses a graph
+# whose needs name no stage or a stage of a later GitLab stage.  Run by
+# pipeline/gitlab with pipeline/lib/stage-times.awk; TARGETS: the known
+# targets.
 
 function fail(msg) {
 	printf "gitlab: error: %s\n", msg > "/dev/stderr"
@@ -60,6 +62,24 @@ function opt(cmd, o, d,   w, n, i) {
 	return d
 }
 
+# caches(COMMANDS, TARGET, FLAVOUR): the caches of a job whose commands
+# (its own and those it runs again first) are COMMANDS: the verified
+# source archives of ci/fetch (one download a target, reused by pin), the
+# ccache of a build, by target and flavour, and the Debian roots and VM
+# images, keyed by the programs that make them (each file in them is
+# named by its own content key: a stale one is not used); in every job,
+# the npm tools of ci/deps (it installs them again when their lock
+# changed).
+function caches(cmds, target, flavour) {
+	printf "  cache:\n    - key: npm-tools\n      paths: [%s/npm/]\n", CACHE_REL
+	if (cmds ~ /images\/mk(rootfs|image)( |$)/)
+		printf "    - key:\n        files: [images/mkrootfs, images/mkimage]\n        prefix: roots\n      paths: [%s/rootfs/, %s/image/]\n", CACHE_REL, CACHE_REL
+	if (cmds ~ /ci\/fetch /)
+		printf "    - key: sources-%s\n      paths: [%s/dl/]\n", target, CACHE_REL
+	if (cmds ~ /ci\/build /)
+		printf "    - key: ccache-%s-%s\n      paths: [%s/ccache/]\n", target, flavour, CACHE_REL
+}
+
 BEGIN {
 	FS = "\t"
 	# Minutes of a job's timeout kept from its script: the runner's start
@@ -80,6 +100,20 @@ BEGIN {
 		msch[nmap] = (w[4] == "" ? "-" : w[4])
 	}
 	close(STAGEMAP)
+	# What each job carries (pipeline/stagegen --carry): its artefacts,
+	# and the stages it runs again first (their runner, their command).
+	while ((getline line < CARRYFILE) > 0) {
+		split(line, w, "\t")
+		if (w[2] == "artefact")
+			arts[w[1]] = arts[w[1]] "      - " w[3] "\n"
+		else if (w[2] == "remake") {
+			remk[w[1]] = remk[w[1]] "    - " q(w[5]) "\n"
+			remade[w[1]] = remade[w[1]] " " w[5]
+			if (w[4] != "-")
+				rpriv[w[1]] = w[4]
+		}
+	}
+	close(CARRYFILE)
 	load_times(TIMESFILE)
 }
 
@@ -138,6 +172,9 @@ END {
 				printf "%s%s", (k > 1 ? ", " : ""), d[k]
 			printf "]\n"
 		}
+		# A job that runs a privileged stage again first needs its runner.
+		if (runner[i] == "-" && name[i] in rpriv)
+			runner[i] = rpriv[name[i]]
 		if (runner[i] != "-")
 			printf "  tags: [rxkit-%s]\n", runner[i]
 		# A scheduled stage's job: its schedule's pipelines alone, where
@@ -149,32 +186,13 @@ END {
 		tmin = int((tmo + 59) / 60)
 		printf "  timeout: %d minutes\n", tmin
 		printf "  variables:\n    RUNNER_SCRIPT_TIMEOUT: %dm\n", tmin - SPARE
-		printf "  script:\n    - %s\n", q(cmd)
-		# The verified source archives (ci/fetch reuses a pinned one): one
-		# download a target, not one a pipeline.
-		if (cmd ~ /ci\/fetch /)
-			printf "  cache:\n    key: sources-%s\n    paths: [%s/dl/]\n", target, CACHE_REL
-		if (cmd ~ /ci\/build /) {
-			flavour = opt(cmd, "--flavour", "guest")
-			printf "  cache:\n    key: ccache-%s-%s\n    paths: [%s/ccache/]\n", \
-				target, flavour, CACHE_REL
-		}
+		# First the stages that make what it consumes of the roles too
+		# large to carry (pipeline/stage-table: Carry remake).
+		printf "  script:\n%s    - %s\n", remk[name[i]], q(cmd)
+		caches(cmd remade[name[i]], target, opt(cmd, "--flavour", "guest"))
 		printf "  artifacts:\n    paths:\n"
 		printf "      - %s/check/%s.json\n      - %s/check/%s.log\n", OUT_REL, name[i], OUT_REL, name[i]
-		if (cmd ~ /ci\/build /) {
-			o = CACHE_REL "/src/" target "/" opt(cmd, "--tree", "patched")
-			printf "      - %s/tools/testing/vsock/\n", o
-			o = o "/o-" flavour
-			printf "      - %s/.config\n      - %s/arch/x86/boot/bzImage\n", o, o
-			printf "      - %s/include/config/kernel.release\n      - %s/usr/include/\n", o, o
-		} else if (target != "" && gs[i] != "fetch" && gs[i] != "prepare" && gs[i] != "build") {
-			# A suite's folder: OUT/TARGET, or OUT/WHERE/TARGET when the
-			# command moves RXKIT_OUT (env RXKIT_OUT=$RXKIT_OUT/WHERE).
-			where = ""
-			if (match(cmd, /RXKIT_OUT=\$RXKIT_OUT\/[^ ]+/))
-				where = substr(cmd, RSTART + 21, RLENGTH - 21) "/"
-			printf "      - %s/%s%s/\n", OUT_REL, where, target
-		}
+		printf "%s", arts[name[i]]
 		printf "    reports:\n      junit: %s/junit/%s.xml\n", OUT_REL, name[i]
 	}
 }

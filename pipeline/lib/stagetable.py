@@ -14,7 +14,14 @@ TIERS = ("run", "check", "check-full")
 FIELDS = {"Stage", "Trees", "When", "If", "Needs", "After", "Last", "Tiers",
           "Others", "Groups", "Groups-unless-PATCHES", "Full", "Full-others", "Nice",
           "Runner", "Schedule",
-          "Command", "Does", "Consumes", "Produces", "Gitlab", "Group", "Help", "Before"}
+          "Command", "Does", "Consumes", "Produces", "Gitlab", "Group", "Help", "Before",
+          "Role", "Parts", "Carry"}
+# How a job on a runner of its own gets what a role's paths hold: its
+# needs' artefacts, or by running again the stages that make it.
+CARRIES = ("artefact", "remake")
+# The roles of Consumes and Produces (a "Role:" paragraph each), by name:
+# check_rows fills it.
+ROLES = {}
 # The stages of .gitlab-ci.yml a row's Gitlab may name.
 GITLAB_STAGES = ("fetch", "prepare", "build", "test", "package", "verdict", ".post")
 # The top-level keywords of .gitlab-ci.yml: a job of that name is none.
@@ -132,19 +139,30 @@ def by_name(all_st, name):
     die("no stage '%s' in %s" % (name, TABLE), "pipeline/stagegen --names")
 
 
-def paths(s, field, extra=None):
-    """The PATH of each ROLE=PATH word of FIELD, filled in and with the
-    environment's $RXKIT_CACHE and $RXKIT_OUT."""
+def role_paths(s, field, extra=None):
+    """(ROLE, PATH) of each ROLE=PATH word of FIELD, filled in and with the
+    environment's $RXKIT_CACHE and $RXKIT_OUT; a role with Parts stands
+    for PATH/PART of each of its parts."""
     out = []
     for w in s.words(field):
         role, sep, path = w.partition("=")
         if not sep or not path.startswith(("$RXKIT_CACHE/", "$RXKIT_OUT/")):
             die("%s:%d: %s of %s: '%s' is not ROLE=PATH under $RXKIT_CACHE or $RXKIT_OUT"
                 % (TABLE, s.row["_line"], field, s.name, w), "mend the row")
+        if role not in ROLES:
+            die("%s:%d: %s of %s: no role '%s'" % (TABLE, s.row["_line"], field, s.name, role),
+                "declare it in a Role paragraph of %s" % TABLE)
         for k, v in (extra or {}).items():
             path = path.replace(k, v)
-        out.append(os.path.expandvars(path))
+        path = os.path.expandvars(path)
+        parts = ROLES[role].get("Parts", "").split()
+        out.extend((role, path + "/" + p) for p in parts) if parts else out.append((role, path))
     return out
+
+
+def paths(s, field, extra=None):
+    """The paths of FIELD (role_paths)."""
+    return [p for _, p in role_paths(s, field, extra)]
 
 
 def area(path):
@@ -198,8 +216,21 @@ def check_rows(rows):
             if key in GITLAB_WORDS:
                 die("%s:%d: stage %s: a GitLab keyword, so no job name" % (TABLE, r["_line"], key),
                     "name it for what it checks")
+        elif "Role" in r:
+            key = "role " + r["Role"]
+            if r.get("Carry", "artefact") not in CARRIES:
+                die("%s:%d: role %s: unknown Carry '%s'" % (TABLE, r["_line"], r["Role"], r["Carry"]),
+                    "use one of " + " ".join(CARRIES))
+            ROLES[r["Role"]] = r
         else:
             key = "group " + r.get("Group", "?")
         if key in seen:
             die("%s:%d: %s declared twice" % (TABLE, r["_line"], key), "keep one row")
         seen.add(key)
+    for r in rows:
+        for field in ("Consumes", "Produces"):
+            for w in r.get(field, "").split():
+                if w.partition("=")[0] not in ROLES:
+                    die("%s:%d: %s of %s: no role '%s'" % (TABLE, r["_line"], field, r["Stage"],
+                                                           w.partition("=")[0]),
+                        "declare it in a Role paragraph of %s" % TABLE)

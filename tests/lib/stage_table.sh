@@ -10,7 +10,8 @@ kit_copy()
 	rm -rf "$work/kit"
 	mkdir -p "$work/kit/pipeline/lib" "$work/kit/doc"
 	cp "$RXKIT_TOP/pipeline/stagegen" "$RXKIT_TOP/pipeline/stage-table" "$RXKIT_TOP/pipeline/stages.gen.mk" "$work/kit/pipeline/"
-	cp "$RXKIT_TOP/pipeline/lib/stagetable.py" "$RXKIT_TOP/pipeline/lib/stagedoc.py" "$work/kit/pipeline/lib/"
+	cp "$RXKIT_TOP/pipeline/lib/stagetable.py" "$RXKIT_TOP/pipeline/lib/stagedoc.py" \
+		"$RXKIT_TOP/pipeline/lib/stagecarry.py" "$work/kit/pipeline/lib/"
 	cp "$RXKIT_TOP/doc/pipeline.md" "$work/kit/doc/"
 	cp -r "$RXKIT_TOP/series" "$work/kit/series"
 }
