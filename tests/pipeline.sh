@@ -15,13 +15,14 @@ PROG=pipeline
 . "$RXKIT_TOP/tests/lib.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="generated_current definition_resolves stage_exit stage_cpu junit_table job_runs"
+readonly TEST_NAMES="generated_current definition_resolves stage_exit stage_cpu junit_table job_runs isolated_chain"
 readonly TEST_DESCS=".gitlab-ci.yml is what pipeline/gitlab writes from pipeline/stage-table now:\
 gitlab-ci-local resolves every job and need, the jobs the table's stages, one fetch job a target:\
 a job's script (pipeline/stage --exit) exits 1 on a failed stage, 4 on a skipped one, 0 on a pass:\
 a stage record counts the CPU time of the command's processes, not the seconds it slept (pipeline/results cpu):\
 the JUnit report of a stage record (a testcase a case, its diagnostics the failure) and the results table say what the records say:\
-one job (RXKIT_PIPELINE_JOB) runs in gitlab-ci-local's shell executor, its record passed and its JUnit report made"
+one job (RXKIT_PIPELINE_JOB) runs in gitlab-ci-local's shell executor, its record passed and its JUnit report made:\
+fetch, prepare, the patched build and the loopback suite of TARGET pass as runners apart run them (pipeline/isolate), and the suite fails, naming it, without one artefact of the build"
 # A job of seconds that reads the tree only (its record goes to a folder
 # of this test, not to make check's).
 readonly JOB="${RXKIT_PIPELINE_JOB:-commands}"
@@ -29,15 +30,20 @@ readonly JOB="${RXKIT_PIPELINE_JOB:-commands}"
 usage()
 {
 	cat <<USAGE
-usage: tests/pipeline.sh [-l] [-t NAME]... [-T NAME]...
+usage: tests/pipeline.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 The GitLab pipeline of the kit (.gitlab-ci.yml, written by pipeline/gitlab).
-job_runs runs job $JOB (RXKIT_PIPELINE_JOB) with gitlab-ci-local.
+job_runs runs job $JOB (RXKIT_PIPELINE_JOB) with gitlab-ci-local;
+isolated_chain the jobs of TARGET (default: $RXKIT_TARGET) from its fetch
+to its patched loopback suite under --shell-isolation.
 
 $(test_usage)
 USAGE
 }
-suite_alone "$@"
+suite_options "$@"
+shift "$SUITE_SHIFT"
+[ $# -le 1 ] || { usage >&2; die "one target at most"; }
+target=${1:-$RXKIT_TARGET}
 work=$(mktemp -d "${TMPDIR:-/tmp}/rxkit-pipeline.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
@@ -74,19 +80,22 @@ test_definition_resolves()
 # 4 (allowed, a warning) for a skipped one, 0 for a pass.
 test_stage_exit()
 {
-	local r="$work/exit" rc want
+	local r="$work/exit" rc want n
 	for want in 1:fail:false 4:skip:-- 0:pass:true; do
-		rc=0
+		rc=0 n=${want#*:} n=${n%%:*}
 		case "$want" in
-		*:--) RXKIT_RESULTS="$r" "$RXKIT_TOP/pipeline/stage" --exit s-skip s-fail -- true \
+		*:--) RXKIT_OUT="$work/out" RXKIT_RESULTS="$r" "$RXKIT_TOP/pipeline/stage" --exit s-skip s-fail -- true \
 			> /dev/null 2>&1 || rc=$? ;;
-		*) RXKIT_RESULTS="$r" "$RXKIT_TOP/pipeline/stage" --exit "s-${want#*:}" -- "${want##*:}" \
+		*) RXKIT_OUT="$work/out" RXKIT_RESULTS="$r" "$RXKIT_TOP/pipeline/stage" --exit "s-$n" -- "${want##*:}" \
 			> /dev/null 2>&1 || rc=$? ;;
 		esac
 		[ "$rc" = "${want%%:*}" ] ||
-			{ echo "# a ${want#*:} stage: exit $rc, not ${want%%:*}"; return "$KSFT_FAIL"; }
+			{ echo "# a $n stage: exit $rc, not ${want%%:*}"; return "$KSFT_FAIL"; }
+		# The job's JUnit report, written by the script itself.
+		grep -q "<testsuite name=\"s-$n\" " "$work/out/junit/s-$n.xml" 2>/dev/null ||
+			{ echo "# a $n stage: no JUnit report"; return "$KSFT_FAIL"; }
 	done
-	echo "# fail 1, skip 4, pass 0"
+	echo "# fail 1, skip 4, pass 0; each with its JUnit report"
 }
 
 # The CPU-seconds of a stage record: a command that keeps a core busy in
@@ -190,6 +199,67 @@ test_job_runs()
 	}
 	echo "# $xml: $(grep -c '<testcase ' "$xml") test cases"
 	return "$KSFT_PASS"
+}
+
+# The chain of TARGET's patched loopback suite (fetch, prepare, the
+# patched build, the suite), each job as a runner apart runs it: its own
+# copy of the project, its needs' artefacts, its keyed caches (seeded from
+# this host's: a warm ccache).  Each passes; the suite ran in its own
+# folder.  Then its build's test payload (a declared artefact) is taken
+# out, and the suite, run again alone, fails for that reason.
+test_isolated_chain()
+{
+	local st="$RXKIT_TOP/.gitlab-ci-local/isolated" j= rc=0 t0 rec
+	need_gcl || return
+	rm -rf "$st"
+	t0=$(date +%s)
+	"$RXKIT_TOP/pipeline/isolate" --state "$st" "loopback-$target-patched" > "$work/isolated.log" 2>&1 || rc=$?
+	echo "# pipeline/isolate ran the chain in $(( $(date +%s) - t0 )) s (exit $rc)"
+	isolated_chain "$st"
+	rc=$?
+	# The jobs' folders hold three copies of the kernel tree.
+	rm -rf "$st/builds"
+	return "$rc"
+}
+
+# isolated_chain STATE: the verdicts of the chain's jobs in STATE, then
+# the suite without its build's test payload.
+isolated_chain()
+{
+	local st="$1" j= rec=
+	for j in "fetch-$target" "prepare-$target" "build-$target-patched" "loopback-$target-patched"; do
+		rec="$st/artifacts/$j/out/check/$j.json"
+		if [ "$("$RXKIT_TOP/pipeline/results" status "$rec" 2>/dev/null)" != pass ]; then
+			echo "# $j did not pass apart: $("$RXKIT_TOP/pipeline/results" reason "$rec" 2>&1)"
+			grep -v 'remote\|origin\|symbolic\|still running' "$work/isolated.log" | tail -n 20 | sed 's/^/#   /'
+			return "$KSFT_FAIL"
+		fi
+		[ -s "$st/artifacts/$j/out/junit/$j.xml" ] ||
+			{ echo "# $j left no JUnit report among its artefacts"; return "$KSFT_FAIL"; }
+		echo "# $j: pass, $("$RXKIT_TOP/pipeline/results" get "$rec" seconds) s"
+	done
+	j="loopback-$target-patched"
+	grep -q "artefacts $st/builds/[^ ]*/out/$target/patched/loopback" "$st/artifacts/$j/out/check/$j.log" ||
+		{ echo "# the suite did not run in its job's own folder"; return "$KSFT_FAIL"; }
+	isolated_without "$st" "$j" "$st/artifacts/build-$target-patched/.rxkit-cache/src/$target/patched/o-guest/rxkit-tests" \
+		'rxkit-tests: no test payload'
+}
+
+# isolated_without STATE JOB ARTEFACT WHY: JOB, run alone again without
+# ARTEFACT of a need, fails, its record saying WHY.
+isolated_without()
+{
+	local rec="$1/artifacts/$2/out/check/$2.json"
+	[ -e "$3" ] || { echo "# no artefact ${3#"$1"/} to take out"; return "$KSFT_FAIL"; }
+	rm -rf "$3"
+	"$RXKIT_TOP/pipeline/isolate" --state "$1" --alone "$2" > "$work/without.log" 2>&1 || :
+	if [ "$("$RXKIT_TOP/pipeline/results" status "$rec" 2>/dev/null)" != fail ] ||
+	   ! grep -q -- "$4" "$1/artifacts/$2/out/check/$2.log"; then
+		echo "# without ${3#"$1"/artifacts/}, $2 did not fail saying '$4':"
+		tail -n 5 "$1/artifacts/$2/out/check/$2.log" 2>&1 | sed 's/^/#   /'
+		return "$KSFT_FAIL"
+	fi
+	echo "# without ${3#"$1"/artifacts/}: $2 failed: $(grep -- "$4" "$1/artifacts/$2/out/check/$2.log" | head -n 1)"
 }
 
 ci_gitlab() { "$RXKIT_TOP/pipeline/gitlab" "$@"; }
