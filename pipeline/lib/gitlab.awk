@@ -192,6 +192,7 @@ END {
 		caches(cmd remade[name[i]], target, opt(cmd, "--flavour", "guest"))
 		printf "  artifacts:\n    paths:\n"
 		printf "      - %s/check/%s.json\n      - %s/check/%s.log\n", OUT_REL, name[i], OUT_REL, name[i]
+		printf "      - %s/junit/%s.xml\n", OUT_REL, name[i]
 		printf "%s", arts[name[i]]
 		printf "    reports:\n      junit: %s/junit/%s.xml\n", OUT_REL, name[i]
 	}
