@@ -228,38 +228,51 @@ isolated_chain()
 {
 	local st="$1" j= rec=
 	for j in "fetch-$target" "prepare-$target" "build-$target-patched" "loopback-$target-patched"; do
-		rec="$st/artifacts/$j/out/check/$j.json"
+		rec=$(job_file "$st" "$j" "out/check/$j.json")
 		if [ "$("$RXKIT_TOP/pipeline/results" status "$rec" 2>/dev/null)" != pass ]; then
 			echo "# $j did not pass apart: $("$RXKIT_TOP/pipeline/results" reason "$rec" 2>&1)"
 			grep -v 'remote\|origin\|symbolic\|still running' "$work/isolated.log" | tail -n 20 | sed 's/^/#   /'
 			return "$KSFT_FAIL"
 		fi
-		[ -s "$st/artifacts/$j/out/junit/$j.xml" ] ||
+		[ -s "$(job_file "$st" "$j" "out/junit/$j.xml")" ] ||
 			{ echo "# $j left no JUnit report among its artefacts"; return "$KSFT_FAIL"; }
 		echo "# $j: pass, $("$RXKIT_TOP/pipeline/results" get "$rec" seconds) s"
 	done
 	j="loopback-$target-patched"
-	grep -q "artefacts $st/builds/[^ ]*/out/$target/patched/loopback" "$st/artifacts/$j/out/check/$j.log" ||
+	grep -q "artefacts $st/builds/[^ ]*/out/$target/patched/loopback" "$(job_file "$st" "$j" "out/check/$j.log")" ||
 		{ echo "# the suite did not run in its job's own folder"; return "$KSFT_FAIL"; }
-	isolated_without "$st" "$j" "$st/artifacts/build-$target-patched/.rxkit-cache/src/$target/patched/o-guest/rxkit-tests" \
-		'rxkit-tests: no test payload'
+	isolated_without "$st" "$j" "$(job_file "$st" "build-$target-patched" \
+		".rxkit-cache/src/$target/patched/o-guest/rxkit-tests")" 'rxkit-tests: no test payload'
+}
+
+# job_file STATE JOB PATH: PATH among JOB's artefacts in STATE (gitlab-ci-local
+# names the folder for the job with what a container name cannot hold,
+# such as the dot of 7.3, encoded).
+job_file()
+{
+	local f=
+	for f in "$1"/artifacts/*/"$3"; do
+		[ ! -e "$f" ] || { printf '%s\n' "$f"; return 0; }
+	done
+	printf '%s\n' "$1/artifacts/$2/$3"
 }
 
 # isolated_without STATE JOB ARTEFACT WHY: JOB, run alone again without
 # ARTEFACT of a need, fails, its record saying WHY.
 isolated_without()
 {
-	local rec="$1/artifacts/$2/out/check/$2.json"
+	local rec= log=
 	[ -e "$3" ] || { echo "# no artefact ${3#"$1"/} to take out"; return "$KSFT_FAIL"; }
 	rm -rf "$3"
 	"$RXKIT_TOP/pipeline/isolate" --state "$1" --alone "$2" > "$work/without.log" 2>&1 || :
+	rec=$(job_file "$1" "$2" "out/check/$2.json") log=${rec%.json}.log
 	if [ "$("$RXKIT_TOP/pipeline/results" status "$rec" 2>/dev/null)" != fail ] ||
-	   ! grep -q -- "$4" "$1/artifacts/$2/out/check/$2.log"; then
+	   ! grep -q -- "$4" "$log"; then
 		echo "# without ${3#"$1"/artifacts/}, $2 did not fail saying '$4':"
-		tail -n 5 "$1/artifacts/$2/out/check/$2.log" 2>&1 | sed 's/^/#   /'
+		tail -n 5 "$log" 2>&1 | sed 's/^/#   /'
 		return "$KSFT_FAIL"
 	fi
-	echo "# without ${3#"$1"/artifacts/}: $2 failed: $(grep -- "$4" "$1/artifacts/$2/out/check/$2.log" | head -n 1)"
+	echo "# without ${3#"$1"/artifacts/}: $2 failed: $(grep -- "$4" "$log" | head -n 1)"
 }
 
 ci_gitlab() { "$RXKIT_TOP/pipeline/gitlab" "$@"; }
