@@ -142,16 +142,13 @@ def by_name(all_st, name):
 def role_paths(s, field, extra=None):
     """(ROLE, PATH) of each ROLE=PATH word of FIELD, filled in and with the
     environment's $RXKIT_CACHE and $RXKIT_OUT; a role with Parts stands
-    for PATH/PART of each of its parts."""
+    for PATH/PART of each of its parts.  Every ROLE is declared (check_rows)."""
     out = []
     for w in s.words(field):
         role, sep, path = w.partition("=")
         if not sep or not path.startswith(("$RXKIT_CACHE/", "$RXKIT_OUT/")):
             die("%s:%d: %s of %s: '%s' is not ROLE=PATH under $RXKIT_CACHE or $RXKIT_OUT"
                 % (TABLE, s.row["_line"], field, s.name, w), "mend the row")
-        if role not in ROLES:
-            die("%s:%d: %s of %s: no role '%s'" % (TABLE, s.row["_line"], field, s.name, role),
-                "declare it in a Role paragraph of %s" % TABLE)
         for k, v in (extra or {}).items():
             path = path.replace(k, v)
         path = os.path.expandvars(path)
