@@ -13,11 +13,14 @@ set -eu
 PROG=pipeline
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
+. "$RXKIT_TOP/tests/lib/pipeline.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="generated_current definition_resolves stage_exit stage_cpu junit_table job_runs isolated_chain"
+readonly TEST_NAMES="generated_current definition_resolves docs_only registry stage_exit stage_cpu junit_table job_runs isolated_chain"
 readonly TEST_DESCS=".gitlab-ci.yml is what pipeline/gitlab writes from pipeline/stage-table now:\
 gitlab-ci-local resolves every job and need, the jobs the table's stages, one fetch job a target:\
+a merge request changing documentation alone runs the Docs jobs, one changing a script or a stage's report every job, and a Docs need that is not optional is refused:\
+pipeline/registry puts a package at its name and version in a generic package registry, byte for byte with the job's token, and refuses a wrong token, a missing file and a job outside GitLab:\
 a job's script (pipeline/stage --exit) exits 1 on a failed stage, 4 on a skipped one, 0 on a pass:\
 a stage record counts the CPU time of the command's processes, not the seconds it slept (pipeline/results cpu):\
 the JUnit report of a stage record (a testcase a case, its diagnostics the failure) and the results table say what the records say:\
@@ -74,6 +77,57 @@ test_definition_resolves()
 	fi
 	sed 's/^/# /' "$work/validate.log" | tail -n 20
 	return "$KSFT_FAIL"
+}
+
+# A merge request's pipeline (gitlab-ci-local's rules:changes against the
+# clone's origin/main): documentation alone (pipeline/stage-table:
+# Documentation) runs the Docs jobs, and their needs hold there; a
+# script's change runs every job of no schedule, and so does a change of a
+# report a stage writes (doc/reports/).  A Docs job whose need is not
+# optional makes the documentation-only pipeline fail, and says so.
+test_docs_only()
+{
+	local c="$work/changes" docs all
+	need_gcl || return
+	change_clone "$c" || return "$KSFT_FAIL"
+	"$RXKIT_TOP/pipeline/stagegen" --gitlab-stages > "$work/map"
+	docs=$(awk '$5 == "docs" || $6 == "base" { print $1 }' "$work/map" | sort)
+	all=$(awk '/^[a-z][^ ]*:$/ { j = substr($0, 1, length($0) - 1) }
+		/^  extends: .rxkit$/ { print j }' "$c/.gitlab-ci.yml" |
+		grep -vFx "$(awk '$4 != "-" { print $1 }' "$work/map")" | sort)
+	changed_runs "$c" doc/testing.md "$docs" "documentation alone" &&
+		changed_runs "$c" ci/lib.sh "$all" "a script" &&
+		changed_runs "$c" doc/reports/read-skb-af-unix.txt "$all" "a stage's report" || return "$KSFT_FAIL"
+	git -C "$c" checkout -q -- .
+	sed -i 's/{job: \([^,]*\), optional: true}/\1/g' "$c/.gitlab-ci.yml"
+	git -C "$c" -c user.name=rxkit -c user.email=rxkit@localhost commit -q -a -m "needs not optional" &&
+		git -C "$c" update-ref refs/remotes/origin/main HEAD
+	echo "# a change" >> "$c/doc/testing.md"
+	if (cd "$c" && ./pipeline/gitlab --changed) > "$work/broken.out" 2>&1 ||
+	   ! grep -q "whose need does not run" "$work/broken.out"; then
+		echo "# a Docs job with a need that does not run was not refused:"
+		tail -n 3 "$work/broken.out" | sed 's/^/#   /'
+		return "$KSFT_FAIL"
+	fi
+	echo "# Docs needs made not optional: $(grep -m 1 'when:never' "$work/broken.out")"
+}
+
+# pipeline/registry against the upload API of GitLab's generic packages
+# (tests/registry_server.py on 127.0.0.1): a Debian package goes to
+# NAME/VERSION/FILE of its own fields, byte for byte, with the job's
+# token; a wrong token fails naming the HTTP code; a pattern no file
+# matches fails; outside a GitLab job nothing is uploaded.
+test_registry()
+{
+	local r="$work/registry" deb pid rc=0
+	deb=$(tiny_deb "$r") || return "$KSFT_FAIL"
+	mkdir -p "$r/srv"
+	python3 "$RXKIT_TOP/tests/registry_server.py" "$r/srv" job-token 2> "$r/server.log" &
+	pid=$!
+	registry_checks "$r" "$deb" || rc=$KSFT_FAIL
+	kill "$pid" 2> /dev/null || :
+	wait "$pid" 2> /dev/null || :
+	return "$rc"
 }
 
 # A job's script is pipeline/stage --exit: the engine sees 1 for a failed stage,
@@ -220,59 +274,6 @@ test_isolated_chain()
 	# The jobs' folders hold three copies of the kernel tree.
 	rm -rf "$st/builds"
 	return "$rc"
-}
-
-# isolated_chain STATE: the verdicts of the chain's jobs in STATE, then
-# the suite without its build's test payload.
-isolated_chain()
-{
-	local st="$1" j= rec=
-	for j in "fetch-$target" "prepare-$target" "build-$target-patched" "loopback-$target-patched"; do
-		rec=$(job_file "$st" "$j" "out/check/$j.json")
-		if [ "$("$RXKIT_TOP/pipeline/results" status "$rec" 2>/dev/null)" != pass ]; then
-			echo "# $j did not pass apart: $("$RXKIT_TOP/pipeline/results" reason "$rec" 2>&1)"
-			grep -v 'remote\|origin\|symbolic\|still running' "$work/isolated.log" | tail -n 20 | sed 's/^/#   /'
-			return "$KSFT_FAIL"
-		fi
-		[ -s "$(job_file "$st" "$j" "out/junit/$j.xml")" ] ||
-			{ echo "# $j left no JUnit report among its artefacts"; return "$KSFT_FAIL"; }
-		echo "# $j: pass, $("$RXKIT_TOP/pipeline/results" get "$rec" seconds) s"
-	done
-	j="loopback-$target-patched"
-	grep -q "artefacts $st/builds/[^ ]*/out/$target/patched/loopback" "$(job_file "$st" "$j" "out/check/$j.log")" ||
-		{ echo "# the suite did not run in its job's own folder"; return "$KSFT_FAIL"; }
-	isolated_without "$st" "$j" "$(job_file "$st" "build-$target-patched" \
-		".rxkit-cache/src/$target/patched/o-guest/rxkit-tests")" 'rxkit-tests: no test payload'
-}
-
-# job_file STATE JOB PATH: PATH among JOB's artefacts in STATE (gitlab-ci-local
-# names the folder for the job with what a container name cannot hold,
-# such as the dot of 7.3, encoded).
-job_file()
-{
-	local f=
-	for f in "$1"/artifacts/*/"$3"; do
-		[ ! -e "$f" ] || { printf '%s\n' "$f"; return 0; }
-	done
-	printf '%s\n' "$1/artifacts/$2/$3"
-}
-
-# isolated_without STATE JOB ARTEFACT WHY: JOB, run alone again without
-# ARTEFACT of a need, fails, its record saying WHY.
-isolated_without()
-{
-	local rec= log=
-	[ -e "$3" ] || { echo "# no artefact ${3#"$1"/} to take out"; return "$KSFT_FAIL"; }
-	rm -rf "$3"
-	"$RXKIT_TOP/pipeline/isolate" --state "$1" --alone "$2" > "$work/without.log" 2>&1 || :
-	rec=$(job_file "$1" "$2" "out/check/$2.json") log=${rec%.json}.log
-	if [ "$("$RXKIT_TOP/pipeline/results" status "$rec" 2>/dev/null)" != fail ] ||
-	   ! grep -q -- "$4" "$log"; then
-		echo "# without ${3#"$1"/artifacts/}, $2 did not fail saying '$4':"
-		tail -n 5 "$log" 2>&1 | sed 's/^/#   /'
-		return "$KSFT_FAIL"
-	fi
-	echo "# without ${3#"$1"/artifacts/}: $2 failed: $(grep -- "$4" "$log" | head -n 1)"
 }
 
 ci_gitlab() { "$RXKIT_TOP/pipeline/gitlab" "$@"; }

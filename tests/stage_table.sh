@@ -66,7 +66,11 @@ a GitLab keyword	{ sub(/^Stage: rootfs$/, "Stage: stages") } { print }	stage sta
 an unknown GitLab stage	{ sub(/^Gitlab: verdict$/, "Gitlab: judge") } { print }	unknown GitLab stage .judge.
 a quote in a skip reason	{ print } /^Stage: rootfs$/ { print "Full-others: the root\047s own" }	a quote in its Full-others reason
 an undeclared role	{ sub(/^Produces: interdiff=/, "Produces: intrdiff=") } { print }	no role .intrdiff.
-an unknown way to carry a role	{ sub(/^Carry: remake$/, "Carry: rsync") } { print }	unknown Carry .rsync.'
+an unknown way to carry a role	{ sub(/^Carry: remake$/, "Carry: rsync") } { print }	unknown Carry .rsync.
+a scheduled stage that checks documentation	{ print } /^Stage: drift-/ { print "Docs: README.md" }	Docs and a Schedule
+the documentation named twice	{ print } END { print ""; print "Documentation: README.md" }	the documentation declared twice
+a role no job gets consumed	{ print } /^Stage: rootfs$/ { print "Consumes: debug-packages=$RXKIT_OUT/x.deb" }	consumes debug-packages, which no job gets
+an unknown job image	{ print } /^Stage: rootfs$/ { print "Image: alpine" }	unknown Image .alpine.'
 
 test_refuses()
 {

@@ -5,8 +5,9 @@
 # NEEDS and AFTER), timeout (three times the longest the stage took on any
 # target in TIMESFILE, 10 minutes at least, BUDGET seconds at most) and its
 # script's (SPARE minutes less), the pipeline/stage command make runs
-# after the stages it runs again first, its artefacts (CARRYFILE:
-# pipeline/stagegen --carry, from the table's Produces and roles), the
+# after the stages it runs again first, its artefacts and what it uploads
+# to the package registry instead (CARRYFILE: pipeline/stagegen --carry,
+# from the table's Produces and roles), the
 # ccache of a build and the source archives of a fetch.  Refuses a graph
 # whose needs name no stage or a stage of a later GitLab stage.  Run by
 # pipeline/gitlab with pipeline/lib/stage-times.awk; TARGETS: the known
@@ -32,9 +33,19 @@ function gstage(name,   i) {
 		if (name ~ mre[i]) {
 			mrunner = mrun[i]
 			msched = msch[i]
+			mdocs = mdoc[i]
+			mimage = mimg[i]
 			return mstage[i]
 		}
 	fail(STAGEMAP ": no line matches stage " name " (pipeline/stage-table: its Gitlab)")
+}
+
+# cmd_of(LINE): the command of a pipeline/stage line (after its --).
+function cmd_of(line,   w) {
+	sub(/^.* -- /, "", line)
+	sub(/^nice -n [0-9]+ /, "", line)
+	split(line, w, " ")
+	return w[1]
 }
 
 # q(S): S as a single-quoted YAML scalar.
@@ -98,6 +109,8 @@ BEGIN {
 		mstage[nmap] = w[2]
 		mrun[nmap] = (w[3] == "" ? "-" : w[3])
 		msch[nmap] = (w[4] == "" ? "-" : w[4])
+		mdoc[nmap] = (w[5] == "" ? "-" : w[5])
+		mimg[nmap] = (w[6] == "" ? "-" : w[6])
 	}
 	close(STAGEMAP)
 	# What each job carries (pipeline/stagegen --carry): its artefacts,
@@ -106,6 +119,10 @@ BEGIN {
 		split(line, w, "\t")
 		if (w[2] == "artefact")
 			arts[w[1]] = arts[w[1]] "      - " w[3] "\n"
+		else if (w[2] == "registry") {
+			excl[w[1]] = excl[w[1]] "      - " w[3] "\n"
+			upl[w[1]] = upl[w[1]] " " w[3]
+		}
 		else if (w[2] == "remake") {
 			remk[w[1]] = remk[w[1]] "    - " q(w[5]) "\n"
 			remade[w[1]] = remade[w[1]] " " w[5]
@@ -132,6 +149,10 @@ END {
 		gs[i] = gstage(name[i])
 		runner[i] = mrunner
 		sched[i] = msched
+		docs[i] = mdocs
+		image[i] = mimage
+		if (mimage == "base")
+			imagejob = name[i]
 		deps = (needs[i] == "-" ? "" : needs[i]) " " (after[i] == "-" ? "" : after[i])
 		nd = split(deps, d, " ")
 		for (k = 1; k <= nd; k++) {
@@ -166,10 +187,15 @@ END {
 		printf "%s:\n  extends: .rxkit\n  stage: %s\n", name[i], gs[i]
 		if (gs[i] != ".post") {
 			deps = (needs[i] == "-" ? "" : needs[i]) " " (after[i] == "-" ? "" : after[i])
+			# A job of no need waits for the image every job runs in.
+			if (deps ~ /^ *$/ && imagejob != "" && image[i] != "base")
+				deps = imagejob
 			nd = split(deps, d, " ")
+			# A Docs job runs where its needs may not (a change of
+			# documentation alone).
 			printf "  needs: ["
 			for (k = 1; k <= nd; k++)
-				printf "%s%s", (k > 1 ? ", " : ""), d[k]
+				printf (docs[i] == "-" ? "%s%s" : "%s{job: %s, optional: true}"), (k > 1 ? ", " : ""), d[k]
 			printf "]\n"
 		}
 		# A job that runs a privileged stage again first needs its runner.
@@ -181,6 +207,15 @@ END {
 		# the others do not run (pipeline/gitlab-ci.defaults.yml).
 		if (sched[i] != "-")
 			printf "  rules:\n    - if: $CI_PIPELINE_SOURCE == \"schedule\" && $RXKIT_SCHEDULE == \"%s\"\n      when: always\n", sched[i]
+		# The job that makes the job image: in Debian's own image, with
+		# the packages its command names, in every pipeline.
+		else if (image[i] == "base")
+			printf "  image: debian:bookworm\n  before_script:\n    - apt-get update -q\n    - %s\n  rules:\n    - when: always\n", \
+				q("apt-get install -y -q --no-install-recommends $(" cmd_of(cmd) " --needs)")
+		# A Docs job: on every change, documentation alone too (the
+		# others: on a change of .rxkit-code's files, the defaults').
+		else if (docs[i] != "-")
+			printf "  rules:\n    - if: $RXKIT_SCHEDULE\n      when: never\n    - when: always\n"
 		# The script stops SPARE minutes before the job does, so that
 		# the after_script still writes the JUnit report.
 		tmin = int((tmo + 59) / 60)
@@ -189,11 +224,17 @@ END {
 		# First the stages that make what it consumes of the roles too
 		# large to carry (pipeline/stage-table: Carry remake).
 		printf "  script:\n%s    - %s\n", remk[name[i]], q(cmd)
+		# What no job reads and is too large for artefacts: to the
+		# project's package registry (pipeline/stage-table: Carry registry).
+		if (name[i] in upl)
+			printf "    - %s\n", q("pipeline/registry" upl[name[i]])
 		caches(cmd remade[name[i]], target, opt(cmd, "--flavour", "guest"))
 		printf "  artifacts:\n    paths:\n"
 		printf "      - %s/check/%s.json\n      - %s/check/%s.log\n", OUT_REL, name[i], OUT_REL, name[i]
 		printf "      - %s/junit/%s.xml\n", OUT_REL, name[i]
 		printf "%s", arts[name[i]]
+		if (name[i] in excl)
+			printf "    exclude:\n%s", excl[name[i]]
 		printf "    reports:\n      junit: %s/junit/%s.xml\n", OUT_REL, name[i]
 	}
 }

@@ -65,8 +65,9 @@ def artefacts(s):
 
 
 def carry(rows, known):
-    """Lines "NAME<TAB>artefact<TAB>PATH" and "NAME<TAB>remake<TAB>STAGE<TAB>
-    RUNNER<TAB>COMMAND" for every stage (RUNNER: the remade stage's, or -)."""
+    """Lines "NAME<TAB>artefact<TAB>PATH", "NAME<TAB>registry<TAB>PATH" and
+    "NAME<TAB>remake<TAB>STAGE<TAB>RUNNER<TAB>COMMAND" for every stage
+    (RUNNER: the remade stage's, or -)."""
     saved = {k: os.environ.get(k) for k in ("RXKIT_CACHE", "RXKIT_OUT")}
     os.environ.update(RXKIT_CACHE=CACHE_REL, RXKIT_OUT=OUT_REL)
     try:
@@ -78,6 +79,9 @@ def carry(rows, known):
                 continue
             for a in artefacts(s):
                 lines.append("%s\tartefact\t%s" % (s.name, a))
+            for role, path in role_paths(s, "Produces"):
+                if ROLES[role].get("Carry") == "registry":
+                    lines.append("%s\tregistry\t%s" % (s.name, path))
             todo = []
             remakes(s, named, todo, set())
             for p in todo:

@@ -13,12 +13,13 @@ TABLE = "pipeline/stage-table"
 TIERS = ("run", "check", "check-full")
 FIELDS = {"Stage", "Trees", "When", "If", "Needs", "After", "Last", "Tiers",
           "Others", "Groups", "Groups-unless-PATCHES", "Full", "Full-others", "Nice",
-          "Runner", "Schedule",
+          "Runner", "Schedule", "Docs", "Documentation", "Image",
           "Command", "Does", "Consumes", "Produces", "Gitlab", "Group", "Help", "Before",
           "Role", "Parts", "Carry"}
 # How a job on a runner of its own gets what a role's paths hold: its
-# needs' artefacts, or by running again the stages that make it.
-CARRIES = ("artefact", "remake")
+# needs' artefacts, or by running again the stages that make it; or no
+# job reads it, and its maker uploads it to GitLab's package registry.
+CARRIES = ("artefact", "remake", "registry", "image")
 # The roles of Consumes and Produces (a "Role:" paragraph each), by name:
 # check_rows fills it.
 ROLES = {}
@@ -210,6 +211,12 @@ def check_rows(rows):
             if r.get("Runner", "privileged") != "privileged":
                 die("%s:%d: stage %s: unknown runner '%s'" % (TABLE, r["_line"], key, r["Runner"]),
                     "use privileged, or no Runner")
+            if r.get("Image", "base") != "base":
+                die("%s:%d: stage %s: unknown Image '%s'" % (TABLE, r["_line"], key, r["Image"]),
+                    "use base, or no Image")
+            if "Docs" in r and "Schedule" in r:
+                die("%s:%d: stage %s: Docs and a Schedule (a scheduled job runs on no change)"
+                    % (TABLE, r["_line"], key), "drop one")
             if key in GITLAB_WORDS:
                 die("%s:%d: stage %s: a GitLab keyword, so no job name" % (TABLE, r["_line"], key),
                     "name it for what it checks")
@@ -219,6 +226,8 @@ def check_rows(rows):
                 die("%s:%d: role %s: unknown Carry '%s'" % (TABLE, r["_line"], r["Role"], r["Carry"]),
                     "use one of " + " ".join(CARRIES))
             ROLES[r["Role"]] = r
+        elif "Documentation" in r:
+            key = "the documentation"
         else:
             key = "group " + r.get("Group", "?")
         if key in seen:
@@ -231,3 +240,9 @@ def check_rows(rows):
                     die("%s:%d: %s of %s: no role '%s'" % (TABLE, r["_line"], field, r["Stage"],
                                                            w.partition("=")[0]),
                         "declare it in a Role paragraph of %s" % TABLE)
+        for w in r.get("Consumes", "").split():
+            how = ROLES[w.partition("=")[0]].get("Carry")
+            if how in ("registry", "image"):
+                die("%s:%d: stage %s consumes %s, which no job gets (Carry %s)"
+                    % (TABLE, r["_line"], r["Stage"], w.partition("=")[0], how),
+                    "carry that role as an artefact")

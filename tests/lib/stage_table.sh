@@ -11,7 +11,7 @@ kit_copy()
 	mkdir -p "$work/kit/pipeline/lib" "$work/kit/doc"
 	cp "$RXKIT_TOP/pipeline/stagegen" "$RXKIT_TOP/pipeline/stage-table" "$RXKIT_TOP/pipeline/stages.gen.mk" "$work/kit/pipeline/"
 	cp "$RXKIT_TOP/pipeline/lib/stagetable.py" "$RXKIT_TOP/pipeline/lib/stagedoc.py" \
-		"$RXKIT_TOP/pipeline/lib/stagecarry.py" "$work/kit/pipeline/lib/"
+		"$RXKIT_TOP/pipeline/lib/stagecarry.py" "$RXKIT_TOP/pipeline/lib/stagechanges.py" "$work/kit/pipeline/lib/"
 	cp "$RXKIT_TOP/doc/pipeline.md" "$work/kit/doc/"
 	cp -r "$RXKIT_TOP/series" "$work/kit/series"
 }
