@@ -18,7 +18,9 @@ FIELDS = {"Stage", "Trees", "When", "If", "Needs", "After", "Last", "Tiers",
           "Role", "Parts", "Carry"}
 # How a job on a runner of its own gets what a role's paths hold: its
 # needs' artefacts, or by running again the stages that make it; or no
-# job reads it, and its maker uploads it to GitLab's package registry.
+# job reads it, and its maker puts it into a registry of the project:
+# the package registry (registry: pipeline/registry) or, an image, the
+# container registry (image: its command copies it there).
 CARRIES = ("artefact", "remake", "registry", "image")
 # The roles of Consumes and Produces (a "Role:" paragraph each), by name:
 # check_rows fills it.
