@@ -67,12 +67,9 @@ rm -rf "$art"
 mkdir -p "$art"
 pr="$art/results.log"
 vm_image_args="--variant dkms"
-# The vsock tests are the patched tree's (its UAPI headers, a folder of
-# them alone: no kernel of this target is built here).
-uapi="$(src_root "$target")/patched/o-uapi"
-[ -d "$(src_root "$target")/patched" ] || die "no patched tree of $target; run: ci/prepare $target"
-make -s -C "$(src_root "$target")/patched" O="$uapi" headers_install > "$work/uapi.log" 2>&1 ||
-	{ cat "$work/uapi.log"; die "make headers_install of the patched $target tree failed"; }
+# The vsock tests are the patched tree's (no kernel of this target is
+# built here).
+uapi=$(uapi_payload)
 accel=tcg
 
 # vm_job DIR: the DKMS package (ci/dkms) in ci/repo --dkms's repository,

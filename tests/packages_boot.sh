@@ -142,11 +142,9 @@ else
 	fi
 	# Both kernels of the A/B in the image of the release Debian's is for.
 	dist=$("$RXKIT_TOP/ci/debian-kernel" --image "$target") || die "ci/debian-kernel --image $target failed"
-	# The vsock tests are the patched tree's (its UAPI headers: a folder of
-	# them alone, the cloud kernel's build may be elsewhere).
-	uapi="$(src_root "$target")/patched/o-uapi"
-	make -s -C "$(src_root "$target")/patched" O="$uapi" headers_install > "$work/uapi.log" 2>&1 ||
-		{ cat "$work/uapi.log"; die "make headers_install of the patched $target tree failed"; }
+	# The vsock tests are the patched tree's (the cloud kernel's build
+	# may be elsewhere).
+	uapi=$(uapi_payload)
 	case "${RXKIT_ACCEL:-auto}" in
 	auto) accel=tcg
 	      log "accelerator: TCG (the cloud kernel has no test initramfs to probe KVM with; RXKIT_ACCEL=kvm to use it)" >&2 ;;

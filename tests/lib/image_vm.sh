@@ -130,15 +130,32 @@ apt_ok()
 }
 
 
-# guest_tree DIR UAPI: the kit's test initramfs of the patched tree (its
-# vsock tests built against the UAPI headers in UAPI) unpacked into DIR,
+# uapi_payload: a build folder of the patched tree with its UAPI headers
+# and test payload (images/mktests) alone, for a guest whose kernel was
+# not built here for the guest suites (Debian's, the cloud flavour's);
+# prints it, for guest_tree.
+uapi_payload()
+{
+	local src u
+	src="$(src_root "$target")/patched"
+	u="$src/o-uapi"
+	[ -d "$src" ] || die "no patched tree of $target; run: ci/prepare $target"
+	make -s -C "$src" O="$u" headers_install > "$work/uapi.log" 2>&1 ||
+		{ cat "$work/uapi.log" >&2; die "make headers_install of the patched $target tree failed"; }
+	"$RXKIT_TOP/images/mktests" "$src" "$u" > "$work/mktests.log" 2>&1 ||
+		{ cat "$work/mktests.log" >&2; die "images/mktests $src $u failed"; }
+	printf '%s\n' "$u"
+}
+
+# guest_tree DIR O: the kit's test initramfs of build folder O (its test
+# payload: the guest build's, or uapi_payload's) unpacked into DIR,
 # busybox's links made, with the skip lists of TARGET's vsock jobs
 # ($VSOCK_JOBS) for the image's Debian kernel configuration.
 guest_tree()
 {
 	local i j
 	mkdir -p "$1"
-	i=$(ensure_initramfs "$(src_root "$target")/patched" "$2") || return "$KSFT_FAIL"
+	i=$(ensure_initramfs "$2") || return "$KSFT_FAIL"
 	gzip -dc "$i" | (cd "$1" && cpio -id --quiet) || return "$KSFT_FAIL"
 	chroot "$1" /bin/busybox --install -s /bin || return "$KSFT_FAIL"
 	for j in $VSOCK_JOBS; do
