@@ -70,7 +70,9 @@ an unknown way to carry a role	{ sub(/^Carry: remake$/, "Carry: rsync") } { prin
 a scheduled stage that checks documentation	{ print } /^Stage: drift-/ { print "Docs: README.md" }	Docs and a Schedule
 the documentation named twice	{ print } END { print ""; print "Documentation: README.md" }	the documentation declared twice
 a role no job gets consumed	{ print } /^Stage: rootfs$/ { print "Consumes: debug-packages=$RXKIT_OUT/x.deb" }	consumes debug-packages, which no job gets
-an unknown job image	{ print } /^Stage: rootfs$/ { print "Image: alpine" }	unknown Image .alpine.'
+an unknown job image	{ print } /^Stage: rootfs$/ { print "Image: alpine" }	unknown Image .alpine.
+a predicate that lifts no Full	{ print } /^Stage: rootfs$/ { print "Full-unless: dkms" }	stage rootfs: Full-unless without a Full
+a Full lifted by an unknown predicate	{ sub(/^Full-unless: dkms-debian12$/, "Full-unless: bookworm") } { print }	unknown predicate .bookworm.'
 
 test_refuses()
 {

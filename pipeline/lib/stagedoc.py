@@ -46,7 +46,8 @@ def doc_listed(r):
     out = ["%s" % t for t in r.get("Tiers", "").split()]
     out += ["%s (other targets)" % t for t in r.get("Others", "").split()]
     if "Full" in r:
-        out = [w if w.startswith("check-full") else w + " (skipped)" for w in out]
+        tag = " (skipped%s)" % (" unless " + r["Full-unless"] if "Full-unless" in r else "")
+        out = [w if w.startswith("check-full") else w + tag for w in out]
     elif "Full-others" in r:
         out = [w if w.startswith("check-full") or "other" not in w
                else w.replace(" (other targets)", " (other targets, skipped)") for w in out]

@@ -12,7 +12,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 TABLE = "pipeline/stage-table"
 TIERS = ("run", "check", "check-full")
 FIELDS = {"Stage", "Trees", "When", "If", "Needs", "After", "Last", "Tiers",
-          "Others", "Groups", "Groups-unless-PATCHES", "Full", "Full-others", "Nice",
+          "Others", "Groups", "Groups-unless-PATCHES", "Full", "Full-unless", "Full-others", "Nice",
           "Runner", "Schedule", "Docs", "Documentation", "Image",
           "Command", "Does", "Consumes", "Produces", "Gitlab", "Group", "Help", "Before",
           "Role", "Parts", "Carry"}
@@ -73,15 +73,18 @@ def targets():
     return sorted(t for t in os.listdir(d) if os.path.isfile(os.path.join(d, t, "base")))
 
 
-def image(t):
+def image(t, pin="debian-kernel"):
     try:
-        with open(os.path.join(TOP, "series", t, "debian-kernel")) as f:
+        with open(os.path.join(TOP, "series", t, pin)) as f:
             for line in f:
                 if line.startswith("image "):
                     return line.split()[1]
     except FileNotFoundError:
         pass
     return None
+
+
+PREDICATES = ("sockmap", "debian-kernel", "dkms", "dkms-debian12")
 
 
 def holds(pred, t, row):
@@ -91,8 +94,10 @@ def holds(pred, t, row):
         return image(t) is not None
     if pred == "dkms":
         return os.path.exists(os.path.join(TOP, "series", t, "debian-headers"))
+    if pred == "dkms-debian12":
+        return image(t, "debian-headers") == "bookworm"
     die("%s:%d: unknown predicate '%s'" % (TABLE, row["_line"], pred),
-        "use sockmap, debian-kernel or dkms")
+        "use one of " + " ".join(PREDICATES))
 
 
 class Stage:
@@ -104,6 +109,13 @@ class Stage:
         self.sub = {"{T}": t or "", "{TREE}": tree or "",
                     "{IMAGE}": (image(t) if t else None) or ""}
         self.name = self.fill(row["Stage"])
+
+    def full(self):
+        """Its Full reason, unless its Full-unless holds for its target."""
+        u = self.row.get("Full-unless")
+        if u and self.t and holds(u, self.t, self.row):
+            return ""
+        return self.fill(self.row.get("Full", ""))
 
     def fill(self, s):
         for k, v in self.sub.items():
@@ -198,6 +210,12 @@ def check_rows(rows):
                 if w not in TIERS:
                     die("%s:%d: unknown tier '%s'" % (TABLE, r["_line"], w),
                         "use one of " + " ".join(TIERS))
+            if "Full-unless" in r and "Full" not in r:
+                die("%s:%d: stage %s: Full-unless without a Full" % (TABLE, r["_line"], r["Stage"]),
+                    "give it the Full reason the predicate lifts")
+            if r.get("Full-unless", "dkms") not in PREDICATES:
+                die("%s:%d: stage %s: unknown predicate '%s'" % (TABLE, r["_line"], r["Stage"],
+                    r["Full-unless"]), "use one of " + " ".join(PREDICATES))
             for k in ("Full", "Full-others"):
                 if "'" in r.get(k, ""):
                     die("%s:%d: stage %s: a quote in its %s reason (the skip record quotes it)"
