@@ -210,12 +210,13 @@ def check_rows(rows):
                 if w not in TIERS:
                     die("%s:%d: unknown tier '%s'" % (TABLE, r["_line"], w),
                         "use one of " + " ".join(TIERS))
-            if "Full-unless" in r and "Full" not in r:
-                die("%s:%d: stage %s: Full-unless without a Full" % (TABLE, r["_line"], r["Stage"]),
-                    "give it the Full reason the predicate lifts")
-            if r.get("Full-unless", "dkms") not in PREDICATES:
-                die("%s:%d: stage %s: unknown predicate '%s'" % (TABLE, r["_line"], r["Stage"],
-                    r["Full-unless"]), "use one of " + " ".join(PREDICATES))
+            if "Full-unless" in r:
+                if "Full" not in r:
+                    die("%s:%d: stage %s: Full-unless without a Full" % (TABLE, r["_line"], r["Stage"]),
+                        "give it the Full reason the predicate lifts")
+                if r["Full-unless"] not in PREDICATES:
+                    die("%s:%d: stage %s: unknown predicate '%s'" % (TABLE, r["_line"], r["Stage"],
+                        r["Full-unless"]), "use one of " + " ".join(PREDICATES))
             for k in ("Full", "Full-others"):
                 if "'" in r.get(k, ""):
                     die("%s:%d: stage %s: a quote in its %s reason (the skip record quotes it)"

@@ -62,6 +62,14 @@ pkg_opt_packaged()
 	return 0
 }
 
+# dkms_excluded_said: dkms's output on stdin says the package's
+# BUILD_EXCLUSIVE kept it from building (dkms 3.0 says it on one line,
+# 3.2, Debian 13's, folds it over two).
+dkms_excluded_said()
+{
+	tr '\n' ' ' | grep -q 'BUILD_EXCLUSIVE directive *which does not match this kernel'
+}
+
 pkg_cleanup()
 {
 	local m
