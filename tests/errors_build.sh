@@ -12,8 +12,8 @@ PROG=errors_build
 . "$RXKIT_TOP/tests/lib/errors.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="kconfig_unmet kconfig_changed qemu_no_init dmesg_scan series_bad_patch vhost_no_l1"
-readonly TEST_DESCS="ci/build --config-only stops on a flavour symbol its dependencies leave unset, naming it:ci/kconfig-check --same stops a package build whose olddefconfig changes a shipped symbol, not one whose rustc differs:a guest without /init, and one hung before it, end within the boot bound with the serial log kept:the kernel log scan finds an injected WARNING, and nothing in a clean boot:tests/series.sh fails a patch with an unused variable and a trailing space in W=1 and checkpatch, naming both:the nested suite without its L1 kernel skips every test with the reason and the command that builds it"
+readonly TEST_NAMES="kconfig_unmet build_lock kconfig_changed qemu_no_init dmesg_scan series_bad_patch vhost_no_l1"
+readonly TEST_DESCS="ci/build --config-only stops on a flavour symbol its dependencies leave unset, naming it:a second ci/build of one build folder waits for the first, saying so:ci/kconfig-check --same stops a package build whose olddefconfig changes a shipped symbol, not one whose rustc differs:a guest without /init, and one hung before it, end within the boot bound with the serial log kept:the kernel log scan finds an injected WARNING, and nothing in a clean boot:tests/series.sh fails a patch with an unused variable and a trailing space in W=1 and checkpatch, naming both:the nested suite without its L1 kernel skips every test with the reason and the command that builds it"
 
 usage()
 {
@@ -39,6 +39,33 @@ test_kconfig_unmet()
 		"$RXKIT_TOP/ci/build" --config-only --tree baseline \
 		--flavour "$RXKIT_TOP/tests/fixtures/flavour-bad" "$target" || return "$KSFT_FAIL"
 	rm -rf "$src/o-flavour-bad"
+}
+
+# Two builds of one folder: the second waits for the first's lock (a
+# holder started here, which lets go once it is asked), says so, then
+# runs (the fixture flavour's configuration error shows it ran after).
+test_build_lock()
+{
+	local src= o= held="$work/lock-held" i=0
+	src="$(src_root "$target")/baseline"
+	[ -d "$src" ] || { SKIP_REASON="no $target baseline tree (ci/prepare $target)"; return "$KSFT_SKIP"; }
+	o="$src/o-flavour-bad"
+	mkdir -p "$o"
+	rm -f "$held"
+	# The holder lets go once ci/build says it waits, or after 60 s.
+	flock "$o/.build.lock" sh -c ': > "$1"; i=0
+		while ! grep -q "waiting for another" "$2" 2>/dev/null && [ "$i" -lt 600 ]; do
+			sleep 0.1; i=$((i + 1))
+		done' sh "$held" "$work/build-lock" &
+	while [ ! -e "$held" ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -e "$held" ] || { echo "# flock(1) did not take $o/.build.lock"; wait; return "$KSFT_FAIL"; }
+	expect_fail "$work/build-lock" "CONFIG_VIRTIO_VSOCKETS: requested y, got n" \
+		"$RXKIT_TOP/ci/build" --config-only --tree baseline \
+		--flavour "$RXKIT_TOP/tests/fixtures/flavour-bad" "$target" || { wait; return "$KSFT_FAIL"; }
+	wait
+	rm -rf "$o"
+	expect_in "$work/build-lock" "waiting for another ci/build of $target/baseline/flavour-bad" \
+		"ci/build did not wait for the folder's lock" || return "$KSFT_FAIL"
 }
 
 # The package builds' configuration check (ci/kconfig-check --same): a
