@@ -28,7 +28,7 @@ readonly TEST_DESCS="Debian's pinned kernel and headers, installed from their .d
 the vsock jobs pass on Debian's modules, the ones loaded:\
 apt-get installs vsock-rxkit-dkms from ci/repo --dkms's repository and dkms builds and installs it for the running kernel:\
 dkms builds nothing for the image's other kernel (another ABI), and says why:\
-after a reboot every loaded module of the family is the package's (updates/dkms, the kit's version):\
+after a reboot every loaded module of the family is the package's (updates/dkms, the kit's version, signed by dkms's key):\
 the vsock jobs pass on the package's modules, no case that passed on Debian's fails, the kernel log clean:\
 apt-get remove takes the modules out and the next boot loads Debian's again"
 VM_TIMEOUT=$(limit vm) || exit 2
@@ -92,23 +92,30 @@ vm_job()
 
 # loaded STEP WHERE VERSION: the family's modules loaded in STEP's boot
 # (at least vsock and its loopback transport) all from WHERE (kernel or
-# updates/dkms) and of VERSION ('' : any).
+# updates/dkms), of VERSION ('' : any) and signed (Debian's by Debian's
+# key; the package's by dkms's own, so not by the key that signed
+# Debian's vsock in the debian boot).
 loaded()
 {
-	local b rc=0 m f v n=0
+	local b rc=0 m f v s n=0 deb=
 	b=$(boot_block "$1")
 	printf '%s\n' "$b" | sed -n 's/^RXKIT: module //p' > "$work/loaded-$1"
-	while read -r m f v; do
+	[ "$2" = kernel ] ||
+		deb=$(boot_block debian | sed -n 's/^RXKIT: module vsock [^ ]* [^ ]* //p')
+	while read -r m f v s; do
 		n=$((n + 1))
 		case "$f" in
 		"/lib/modules/$rel/$2/"*) ;;
 		*) echo "# $1: $m from $f, not $2"; rc=1 ;;
 		esac
 		[ -z "$3" ] || [ "$v" = "$3" ] || { echo "# $1: $m version '$v', not '$3'"; rc=1; }
+		[ "${s:--}" != - ] || { echo "# $1: $m is not signed"; rc=1; }
+		[ -z "$deb" ] || [ "$s" != "$deb" ] || { echo "# $1: $m signed by Debian's key ($s)"; rc=1; }
 	done < "$work/loaded-$1"
 	grep -q '^vsock ' "$work/loaded-$1" && grep -q '^vsock_loopback ' "$work/loaded-$1" ||
 		{ echo "# $1: vsock or vsock_loopback not loaded"; rc=1; }
 	echo "# $1: $n modules of the family loaded from $2: $(cut -d' ' -f1 "$work/loaded-$1" | tr '\n' ' ')"
+	echo "# $1: signed by: $(cut -d' ' -f4- "$work/loaded-$1" | sort -u | paste -sd';' -)"
 	return "$rc"
 }
 
