@@ -21,15 +21,18 @@ PROG=dkms_boot
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/lib/packages.sh"
 . "$RXKIT_TOP/tests/lib/image_vm.sh"
+. "$RXKIT_TOP/tests/lib/vhost_user.sh"
+. "$RXKIT_TOP/tests/lib/image_virtio.sh"
 
 # Each test and what it checks (-l); one VM run serves them all.
-readonly TEST_NAMES="dkms_boot_debian dkms_vsock_debian dkms_install dkms_refused dkms_loaded dkms_vsock dkms_removed"
+readonly TEST_NAMES="dkms_boot_debian dkms_vsock_debian dkms_install dkms_refused dkms_loaded dkms_vsock dkms_virtio dkms_removed"
 readonly TEST_DESCS="Debian's pinned kernel and headers, installed from their .debs, boot to multi-user.target with every vCPU:\
 the vsock jobs pass on Debian's modules, the ones loaded:\
 apt-get installs vsock-rxkit-dkms from ci/repo --dkms's repository and dkms builds and installs it for the running kernel:\
 dkms builds nothing for the image's other kernel (another ABI), and says why:\
 after a reboot every loaded module of the family is the package's (updates/dkms, the kit's version, signed by dkms's key):\
 the vsock jobs pass on the package's modules, no case that passed on Debian's fails, the kernel log clean:\
+a virtio-vsock device (vhost-device-vsock) carries a 16 MiB stream host to guest on Debian's modules and on the package's, every byte checked by the guest:\
 apt-get remove takes the modules out and the next boot loads Debian's again"
 VM_TIMEOUT=$(limit vm) || exit 2
 readonly VM_TIMEOUT
@@ -53,6 +56,7 @@ USAGE
 
 pkg_setup "$@"
 pkg_need_root
+trap 'virtio_stop; pkg_cleanup' EXIT
 need "$QEMU" qemu-system-x86
 need mke2fs e2fsprogs
 need cpio cpio
@@ -75,7 +79,7 @@ accel=tcg
 # the job and its settings, the vsock jobs' tree.
 vm_job()
 {
-	local g="$1"
+	local g="$1" jobs
 	RXKIT_OUT="$work/out" "$RXKIT_TOP/ci/dkms" --no-lint "$target" > "$art/ci-dkms.log" 2>&1 ||
 		{ tail -n 10 "$art/ci-dkms.log" | sed 's/^/# /'; return "$KSFT_FAIL"; }
 	RXKIT_OUT="$work/out" "$RXKIT_TOP/ci/repo" --dkms "$target" > "$art/ci-repo.log" 2>&1 ||
@@ -86,8 +90,14 @@ vm_job()
 	modversion=$(tar -xJOf "$work/out/$target/dkms/"*.orig.tar.xz --wildcards '*/rxkit-modversion.h' |
 		sed -n 's/^#define VSOCKRX_MODULE_VERSION "\(.*\)"$/\1/p')
 	cp "$RXKIT_TOP/images/vm/run-dkms" "$g/run"
-	printf 'rel=%s\njobs="%s"\nscale=%s\n' "$rel" "$VSOCK_JOBS" "$(time_scale "$accel")" > "$g/env"
-	guest_tree "$g/guest" "$uapi"
+	guest_tree "$g/guest" "$uapi" || return "$KSFT_FAIL"
+	# The virtio job in the boots of Debian's modules and the package's.
+	jobs=$VSOCK_JOBS
+	if virtio_start "$uapi"; then
+		jobs="$jobs $VIRTIO_JOBS"
+		cp "$virtio_art/rxkit-vsock" "$g/guest/rxkit/"
+	fi
+	printf 'rel=%s\njobs="%s"\nscale=%s\n' "$rel" "$jobs" "$(time_scale "$accel")" > "$g/env"
 }
 
 # loaded STEP WHERE VERSION: the family's modules loaded in STEP's boot
@@ -211,6 +221,17 @@ test_dkms_vsock()
 	: > "$art/modules-log/serial.log"
 	bad=$(guest_dmesg_bad "$art/modules-log") || return 1
 	[ -z "$bad" ] || { echo "# kernel log reports problems:"; printf '%s\n' "$bad" | sed 's/^/#   /'; rc=1; }
+	return "$rc"
+}
+
+test_dkms_virtio()
+{
+	local rc=0
+	vm_run || return $?
+	[ -n "$virtio_on" ] || { SKIP_REASON="no virtio-vsock device: $BACKEND_SKIP"; return "$KSFT_SKIP"; }
+	echo "# backend: $BACKEND"
+	virtio_check debian 1 || rc=1
+	virtio_check modules 2 || rc=1
 	return "$rc"
 }
 

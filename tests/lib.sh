@@ -6,7 +6,7 @@
 #   results.sh    results_begin/results_end: reproducer.sh, results.json
 #   qemu.sh       accelerator, guest_run, the protocol, wait_for, guest_verdict
 #                 (kernel log patterns: tests/data/dmesg-bad)
-#   initramfs.sh  ensure_initramfs, tools_initrd
+#   initramfs.sh  ensure_initramfs, tools_initrd, mover
 #   cases.sh      vsock_test cases as KTAP, skip lists, backend defects
 #                 (tests/data/backend-defects)
 #   known.sh      the known kernel defects of the sockmap cases (XFAIL)
@@ -16,7 +16,9 @@
 #   selftests.sh  the kit's own selftests of a target (series/T/selftests)
 #                 applied to a view of a tree (also images/waits, mkbpftests)
 # and, each sourced by its suite alone: vhost_user.sh (vsock_vhost_user.sh,
-# bench.sh), vhost_vsock.sh (vsock_vhost_vsock.sh), bench.sh (bench.sh).
+# vsock_sockmap.sh, dkms_boot.sh, bench.sh), vhost_vsock.sh
+# (vsock_vhost_vsock.sh), bench.sh (bench.sh), image_vm.sh
+# (packages_boot.sh, dkms_boot.sh), image_virtio.sh (dkms_boot.sh).
 
 . "$RXKIT_TOP/tests/lib/ktap.sh"
 . "$RXKIT_TOP/tests/lib/results.sh"

@@ -11,7 +11,10 @@
 # The suite sets art, work, pr, accel, VM_TIMEOUT and vm_image_args
 # (images/mkimage's arguments), and defines vm_job DIR, which fills the job
 # disk's folder (run, env and what the job installs) and returns a KSFT
-# code.
+# code.  vm_job may set vm_qemu_args (more QEMU words: a device), vm_tick
+# (a function called each second while the VM runs: a host side that
+# follows the protocol log) and vm_end (one called once the VM stopped);
+# tests/lib/image_virtio.sh sets all three.
 # The suite's state (art, work, pr, accel, VM_TIMEOUT):
 # shellcheck disable=SC2154
 
@@ -20,8 +23,12 @@
 readonly VSOCK_JOBS="vsock_diag_test_loopback vsock_test_loopback"
 # Console lines of a boot that cannot go on (stop the VM there).
 readonly VM_STUCK='Kernel panic|^\(initramfs\) |Dropping to a shell'
+# The VM's memory (a memory backend of the same size shares it with a
+# vhost-user device).
+readonly VM_MEM=1024M
 
 vm_state=	# '' (not run yet), ok, or why there is no run
+vm_qemu_args= vm_tick= vm_end=
 
 # vm_run: the VM run of the suite, once; a KSFT code (vm_job's SKIP: its
 # SKIP_REASON says why).
@@ -52,12 +59,12 @@ vm_run()
 	: > "$pr"
 	t0=$(date +%s)
 	echo "# image $img; job disk $(du -sk "$g" | cut -f1) KiB; VM started ($accel, -smp $GUEST_SMP, time scale $(time_scale "$accel"))"
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086 # words
 	$QEMU -nodefaults -display none -monitor none -machine q35 \
-		$(qemu_accel_args "$accel") -smp "$GUEST_SMP" -m 1024 \
+		$(qemu_accel_args "$accel") -smp "$GUEST_SMP" -m "$VM_MEM" \
 		-drive "file=$img,format=raw,if=virtio,snapshot=on" \
 		-drive "file=$work/job.raw,format=raw,if=virtio,readonly=on" \
-		-serial "file:$art/serial.log" -serial "file:$pr" \
+		-serial "file:$art/serial.log" -serial "file:$pr" $vm_qemu_args \
 		> "$art/qemu.log" 2>&1 &
 	pid=$!
 	# Until the guest powers off; a kernel that cannot go on (a panic,
@@ -72,9 +79,11 @@ vm_run()
 			kill "$pid" 2>/dev/null || true
 			break
 		fi
+		[ -z "$vm_tick" ] || "$vm_tick"
 		sleep 1
 	done
 	wait "$pid" 2>/dev/null || true
+	[ -z "$vm_end" ] || "$vm_end"
 	tr -d '\r' < "$pr" > "$pr.txt"
 	echo "# VM run: $(( $(date +%s) - t0 )) s; boots: $(grep '^RXKIT: boot ' "$pr.txt" | cut -d' ' -f3- | paste -sd, -)"
 	vm_state=ok

@@ -63,6 +63,19 @@ ensure_initramfs()
 	printf '%s\n' "$ird"
 }
 
+# mover O FILE LOG: the data mover (tests/rxkit-vsock.c) built static
+# against build folder O's UAPI headers as FILE (one binary serves guest
+# and host); dies with LOG's content when it does not build.
+mover()
+{
+	mkdir -p "${2%/*}"
+	gcc -static -O2 -Wall -I"$1/usr/include" -o "$2" \
+		"$RXKIT_TOP/tests/rxkit-vsock.c" > "$3" 2>&1 || {
+		cat "$3" >&2
+		die "building tests/rxkit-vsock.c failed"
+	}
+}
+
 # tools_initrd O ART [TOOL...]: ART/initrd.cpio.gz, the kit initramfs
 # of build folder O plus the data mover (tests/rxkit-vsock.c, static, built
 # against O's UAPI headers) as a second cpio archive: /rxkit/rxkit-vsock,
@@ -81,12 +94,7 @@ tools_initrd()
 	need cpio cpio
 	need gzip gzip
 	base=$(ensure_initramfs "$o") || return 1
-	mkdir -p "$art/tools/rxkit"
-	gcc -static -O2 -Wall -I"$o/usr/include" -o "$art/tools/rxkit/rxkit-vsock" \
-		"$RXKIT_TOP/tests/rxkit-vsock.c" > "$art/tools/build.log" 2>&1 || {
-		cat "$art/tools/build.log" >&2
-		die "building tests/rxkit-vsock.c failed"
-	}
+	mover "$o" "$art/tools/rxkit/rxkit-vsock" "$art/tools/build.log"
 	for tool in "$@"; do
 		make -s -C "$RXKIT_TOP/tests/${tool%/*}" OUTPUT="$art/tools/rxkit" \
 			UAPI="$o/usr/include" SELFTESTS="$o/rxkit-tests/selftests" \
