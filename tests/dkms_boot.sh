@@ -5,7 +5,7 @@
 # exit 0 (all passed or skipped), 1 (a failure).
 #
 # The VM is images/mkimage --variant dkms (Debian's cloud kernel and its
-# headers, dkms), booted through SeaBIOS and GRUB with its disk in
+# headers, dkms, openssl), booted through SeaBIOS and GRUB with its disk in
 # snapshot mode and a job disk (tests/lib/image_vm.sh) holding
 # images/vm/run-dkms, the pinned kernel and headers (ci/debian-kernel
 # --headers), ci/repo --dkms's signed repository and the kit's test
@@ -14,7 +14,8 @@
 # install vsock-rxkit-dkms: dkms builds in the guest), with the package's
 # modules (the same jobs, then apt-get remove), and with Debian's again.
 # The A/B verdict: no case that passed on Debian's modules fails on the
-# package's.
+# package's.  A virtio-vsock device (tests/lib/image_virtio.sh) carries a
+# stream to the guest in the boots of both module sets.
 set -eu
 PROG=dkms_boot
 . "$(dirname "$0")/../ci/lib.sh"
@@ -43,11 +44,13 @@ usage()
 usage: tests/dkms_boot.sh [-l] [-t NAME]... [-T NAME]... [TARGET]
 
 Install-and-reboot test of the vsock-rxkit-dkms package of TARGET (default:
-$RXKIT_TARGET; it needs series/TARGET/debian-headers, of Debian 12) in the
-kit's Debian VM image with Debian's kernel, from ci/repo --dkms's signed
-repository (-l lists the tests; -t NAME runs NAME, -T NAME leaves it out;
-each may repeat).  One VM run (three boots, at most ${VM_TIMEOUT}s) serves
-every test.  ci/prepare must have made TARGET's trees.
+$RXKIT_TARGET; it needs series/TARGET/debian-headers) in the kit's VM
+image of that pin's Debian release with Debian's kernel, from ci/repo
+--dkms's signed repository (-l lists the tests; -t NAME runs NAME, -T NAME
+leaves it out; each may repeat).  One VM run (four boots, at most
+${VM_TIMEOUT}s) serves every test.  ci/prepare must have made TARGET's
+trees.  Without vhost-device-vsock (tests/vhost-user-backend --install),
+dkms_virtio is a SKIP.
 Artefacts (console and protocol logs, each boot's cases):
 \$RXKIT_OUT/TARGET/dkms-boot/
 Limit: vm of tests/data/limits.
