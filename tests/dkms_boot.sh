@@ -135,10 +135,9 @@ loaded()
 # jobs_pass STEP: the vsock jobs of STEP's boot, their cases in $art/STEP/.
 jobs_pass()
 {
-	local b j jrc rc=0
-	b=$(boot_block "$1")
+	local j jrc rc=0
 	for j in $VSOCK_JOBS; do
-		printf '%s\n' "$b" | sed -n "/^RXKIT: job $j\$/,/^RXKIT: rc/p" > "$work/$1-$j.log"
+		job_block "$1" "$j" > "$work/$1-$j.log"
 		jrc=$(sed -n 's/^RXKIT: rc \([0-9]*\)$/\1/p' "$work/$1-$j.log")
 		art="$art/$1" vsock_cases "$j" "$work/$1-$j.log" "$work/job/guest/rxkit/skip/$j" "${jrc:-255}" ||
 			rc=1

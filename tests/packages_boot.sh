@@ -233,7 +233,7 @@ test_boot_vsock()
 	b=$(boot_block patched)
 	[ -n "$b" ] || { echo "# no boot of the patched kernel"; return 1; }
 	for j in $VSOCK_JOBS; do
-		printf '%s\n' "$b" | sed -n "/^RXKIT: job $j\$/,/^RXKIT: rc/p" > "$art/$j.log"
+		job_block patched "$j" > "$art/$j.log"
 		jrc=$(sed -n 's/^RXKIT: rc \([0-9]*\)$/\1/p' "$art/$j.log")
 		vsock_cases "$j" "$art/$j.log" "$work/job/guest/rxkit/skip/$j" "${jrc:-255}" || rc=1
 	done

@@ -92,7 +92,7 @@ virtio_check()
 	boot_block "$1" > "$b"
 	grep -q '^RXKIT: module vmw_vsock_virtio_transport ' "$b" ||
 		{ echo "# $1: vmw_vsock_virtio_transport is not loaded"; rc=1; }
-	sed -n '/^RXKIT: job virtio_h2g$/,/^RXKIT: rc/p' "$b" > "$b.h2g"
+	job_block "$1" virtio_h2g > "$b.h2g"
 	if [ -f "$h" ]; then
 		check_streams "$h" uds-send 1 "$VIRTIO_BYTES" "$1: host" || rc=1
 	else

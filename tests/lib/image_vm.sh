@@ -103,6 +103,13 @@ boot_block()
 	awk -v s="$1" '/^RXKIT: boot / { on = ($3 == s) } on' "$pr.txt"
 }
 
+# job_block STEP JOB: the protocol lines of JOB in STEP's boot, from its
+# "RXKIT: job" line to its "RXKIT: rc" line.
+job_block()
+{
+	boot_block "$1" | sed -n "/^RXKIT: job $2\$/,/^RXKIT: rc/p"
+}
+
 # check_boot STEP RELEASE: the boot of STEP ran RELEASE (any release of
 # Debian's cloud kernel for "debian") with every vCPU and reached
 # multi-user.target; says what systemd reports.
