@@ -15,7 +15,7 @@ PROG=errors_tools
 . "$RXKIT_TOP/tests/lib/errors_verdict.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="ab_regression sockmap_known_defects summary_stale commands_unpackaged cleanroot_scan pipeline_refused bpftests_refused repo_flavour suite_options_refused"
+readonly TEST_NAMES="ab_regression sockmap_known_defects summary_stale commands_unpackaged cleanroot_scan pipeline_refused bpftests_refused repo_flavour suite_options_refused tcg_fault"
 readonly TEST_DESCS="pipeline/ab-verdict fails regressions, a missing suite and a pair of two backends, names known defects apart, passes identical results:\
 a sockmap case failing as a listed defect is XFAIL on the trees listed only, a stale entry refused:\
 pipeline/summary fails results older than the kernel they claim, naming the suite to rerun:\
@@ -24,7 +24,8 @@ tests/cleanroot.sh --scan names the Debian package of each command a log says wa
 pipeline/gitlab refuses a stale .gitlab-ci.yml, a stage map out of order and a need naming no job:\
 images/mkbpftests refuses a vmlinux without BTF and a tree no case of the BPF selftests applies to:\
 ci/repo refuses an unknown or unpackaged flavour and an unknown suite, puts each flavour in its suite and component, keeps earlier versions:\
-a suite's own options are checked: tests/packages_boot.sh names the cloud A/B's other side debian (--tree baseline, and --tree debian of the guest flavour, are refused with the command to run); tests/vsock_sockmap.sh refuses a --rounds or --phase-ms that is no number"
+a suite's own options are checked: tests/packages_boot.sh names the cloud A/B's other side debian (--tree baseline, and --tree debian of the guest flavour, are refused with the command to run); tests/vsock_sockmap.sh refuses a --rounds or --phase-ms that is no number:\
+tests/lib/image_vm.sh's tcg_fault takes the recorded early int3 oops of Debian's 6.12 under TCG for QEMU's, and refuses an int3 after /init, one with a module loaded, another early oops and a console without one"
 
 usage()
 {

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
-# The error-path tests of the A/B verdict and the sockmap known defects
-# (tests/errors_tools.sh: ab_regression, sockmap_known_defects), apart so
-# that the suite stays short.  Sourced after tests/lib/errors.sh.
+# The error-path tests of the A/B verdict, the sockmap known defects and
+# the VM runs' TCG fault (tests/errors_tools.sh: ab_regression,
+# sockmap_known_defects, tcg_fault), apart so that the suite stays short.  Sourced after tests/lib/errors.sh.
 # shellcheck disable=SC2154 # work, target: the suite's
 
 # pipeline/ab-verdict: a case that passes on baseline and fails, skips or is
@@ -108,4 +108,31 @@ test_sockmap_known_defects()
 	known_defects "$f" "$work/raw" patched 7.3 "$work/list" > "$work/kd.out" || rc=$?
 	[ "$rc" = 1 ] && expect_in "$work/kd.out" 'not CASES<TAB>TREES<TAB>SIGNATURE<TAB>always|race<TAB>REASON' \
 		"an entry that is neither always nor race was not refused (exit $rc)" || return "$KSFT_FAIL"
+}
+
+# The VM image runs repeat a run only for the oops multi-threaded TCG makes
+# (tests/lib/image_vm.sh tcg_fault): the recorded console of Debian's 6.12
+# (tests/fixtures/tcg-fault) and four that are the kernel's or nobody's.
+test_tcg_fault()
+{
+	local f="$RXKIT_TOP/tests/fixtures/tcg-fault/int3-early.log" d="$work/tcg" c rc=0
+	mkdir -p "$d"
+	sed 's/Comm: swapper\/0 Not tainted/Comm: systemd Not tainted/' "$f" > "$d/after-init"
+	sed 's/Comm: swapper\/0 Not tainted/Comm: swapper\/0 Tainted: G           OE/' "$f" > "$d/tainted"
+	sed 's/Oops: int3/Oops: general protection fault/' "$f" > "$d/other-oops"
+	grep -v 'Oops' "$f" > "$d/no-oops"
+	(. "$RXKIT_TOP/tests/lib/image_vm.sh"; tcg_fault "$f") > "$d/early.out" ||
+		{ echo "# the recorded early int3 was not taken for TCG's"; rc=$KSFT_FAIL; }
+	grep -q 'Comm: swapper/0 Not tainted' "$d/early.out" ||
+		{ echo "# tcg_fault did not print the oops's task line"; rc=$KSFT_FAIL; }
+	sed 's/^/# /' "$d/early.out"
+	for c in after-init tainted other-oops no-oops; do
+		if (. "$RXKIT_TOP/tests/lib/image_vm.sh"; tcg_fault "$d/$c") > /dev/null; then
+			echo "# $c: taken for TCG's (the run would be repeated)"
+			rc=$KSFT_FAIL
+		else
+			echo "# $c: refused"
+		fi
+	done
+	return "$rc"
 }

@@ -50,9 +50,20 @@ virtio_start()
 	vm_qemu_args="$vm_qemu_args -numa node,memdev=mem0"
 	vm_qemu_args="$vm_qemu_args -chardev socket,id=vsock0,path=$run/vhost.sock"
 	vm_qemu_args="$vm_qemu_args -device vhost-user-vsock-pci,chardev=vsock0"
+	vm_begin=virtio_begin
 	vm_tick=virtio_tick
 	vm_end=virtio_stop
 	virtio_on=1
+}
+
+# virtio_begin: before each QEMU run (image_vm.sh runs the VM again after
+# a TCG fault), a daemon and no stream sent yet.
+virtio_begin()
+{
+	mkdir -p "$run"
+	[ -n "$daemon_pid" ] || start_daemon "$virtio_art" ||
+		echo "# $BACKEND did not come up again (log: $virtio_art/daemon.log)"
+	virtio_sent=0
 }
 
 # virtio_tick: a stream to the guest for each new "RXKIT: ready" of
@@ -70,7 +81,8 @@ virtio_tick()
 	return 0
 }
 
-# virtio_stop: the host's senders ended, the daemon stopped.
+# virtio_stop: the host's senders ended, the daemon stopped, its folder
+# gone (virtio_begin makes it again).
 virtio_stop()
 {
 	local p
@@ -80,7 +92,6 @@ virtio_stop()
 	virtio_send_pids=
 	stop_daemon
 	[ -z "$run" ] || rm -rf "$run"
-	run=
 }
 
 # virtio_check STEP N: boot STEP (the N-th to run the job) had the virtio
