@@ -11,10 +11,11 @@ PROG=vsock_sockmap
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/tests/lib/vhost_user.sh"
+. "$RXKIT_TOP/tests/lib/sockmap.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="checkpatch sockmap_loopback sockmap_virtio bpf_selftests"
-readonly TEST_DESCS="scripts/checkpatch.pl --strict of tests/sockmap/*.[ch]:tests/sockmap/rxkit-sockmap.c over the loopback transport, its cases as subtests (SKIP without BPF_SYSCALL):the same through the virtio device and back through rxkit-vsock uds-relay, so the receiver gets the RX worker's batches, and where the series batches one of two or more packets ran beside the cases (tracefs counts; SKIP without the daemon):the vsock cases of the kernel's own BPF selftests (test_progs, tests/data/bpf-selftests), each a subtest (SKIP without the kernel's BTF)"
+readonly TEST_NAMES="checkpatch sockmap_loopback sockmap_virtio sockmap_nomem bpf_selftests"
+readonly TEST_DESCS="scripts/checkpatch.pl --strict of tests/sockmap/*.[ch]:tests/sockmap/rxkit-sockmap.c over the loopback transport, its cases as subtests (SKIP without BPF_SYSCALL):the same through the virtio device and back through rxkit-vsock uds-relay, so the receiver gets the RX worker's batches, and where the series batches one of two or more packets ran beside the cases (tracefs counts; SKIP without the daemon):the kit's read_skb() fix with every allocation under virtio_transport_read_skb() failing for a while, over loopback, no byte lost (patched trees, the bpf flavour's fault injection):the vsock cases of the kernel's own BPF selftests (test_progs, tests/data/bpf-selftests), each a subtest (SKIP without the kernel's BTF)"
 readonly GUEST_CID=3
 # sockmap_virtio: the guest's sender connects to host port RELAY_PORT;
 # rxkit-vsock uds-relay joins it to guest port RELAY_LPORT, where S is.
@@ -22,7 +23,7 @@ readonly RELAY_PORT=5300 RELAY_LPORT=5301
 # The jobs of tests/sockmap/rxkit-sockmap.c and test_progs (bpf_selftests):
 # their exit code 1 is a failed case,
 # which handoff_cases and bpf_selftests judge (guest_verdict).
-readonly HARNESS_JOBS="sockmap_loopback sockmap_virtio bpf_selftests"
+readonly HARNESS_JOBS="sockmap_loopback sockmap_virtio sockmap_nomem bpf_selftests"
 # The loop's size in the guest (--rounds, --phase-ms; empty: the defaults
 # of tests/sockmap/rxkit-sockmap.c, 12 rounds of 60 ms phases) and
 # --run-known-defects (1: a known defect's failure stays a failure).
@@ -163,75 +164,6 @@ test_bpf_selftests()
 	return "$rc"
 }
 
-# excused LOG RAW KTAP [LIST]: RAW's cases into KTAP, each failure that
-# LOG shows as a known defect of LIST (known_defects; default
-# tests/data/sockmap-defects) as XFAIL, none with
-# --run-known-defects; false when known_defects refused.
-excused()
-{
-	if [ "$RUN_KNOWN" = 1 ]; then
-		cp "$2" "$3"
-	else
-		known_defects "$1" "$2" "$tree" "$target" ${4:+"$4"} > "$3"
-	fi
-}
-
-# handoff_cases JOB: the harness's cases of JOB's guest run as subtests, a
-# known defect's failure as XFAIL (tests/data/sockmap-defects; not with
-# --run-known-defects); KSFT_FAIL when one failed otherwise,
-# none ran, a listed defect names no case, or the guest ran another kernel.
-handoff_cases()
-{
-	local d="$art/$1" ok=0 bad=0 xf=0 got= rc=0
-	sed -n '/^RXKIT: job/,/^RXKIT: rc/p' "$d/results.log" > "$d/job.log"
-	ktap_from_harness "$d/job.log" > "$d/cases.raw"
-	excused "$d/job.log" "$d/cases.raw" "$d/cases.ktap" || rc=$KSFT_FAIL
-	cat "$d/cases.ktap"
-	ok=$(grep -c '^    ok ' "$d/cases.ktap" || true)
-	xf=$(grep -c '^    ok .* # XFAIL ' "$d/cases.ktap" || true)
-	bad=$(grep -c '^    not ok ' "$d/cases.ktap" || true)
-	echo "# $1: $((ok - xf)) cases passed or skipped, $xf failed as known defects (XFAIL), $bad failed"
-	got=$(sed -n 's/^RXKIT: init //p' "$d/results.log" | tr -d '\r')
-	if [ -n "$got" ] && [ "$got" != "$release" ]; then
-		echo "# uname -r is '$got', built '$release'"
-		rc=$KSFT_FAIL
-	fi
-	if [ "$ok" -eq 0 ] && [ "$bad" -eq 0 ]; then
-		echo "# $1: no case ran"
-		rc=$KSFT_FAIL
-	fi
-	[ "$bad" -eq 0 ] || rc=$KSFT_FAIL
-	return "$rc"
-}
-
-# rx_batches LOG: the RX batches beside the cases (the job's
-# "rxkit-batches:" line, tests/guest/jobs/sockmap_virtio): where the series
-# batches, one of two or more packets must have held the socket lock
-# during the flows; false when none did or the guest counted nothing.
-rx_batches()
-{
-	local l= p= b= big=0 n=
-	l=$(tr -d '\r' < "$1" | sed -n 's/^rxkit-batches: //p' | tail -n 1)
-	if [ -z "$l" ]; then
-		echo "# no rxkit-batches line from the guest (tracefs and kprobe events: kconfig/bench-probes.config)"
-		return 1
-	fi
-	p=${l#packets=}
-	p=${p%% *}
-	b=${l#*batches=}
-	case "$b" in
-	-) echo "# RX worker: $p RW packets; this tree has no RX batching (no virtio_transport_rx_batch_finish())"
-	   return 0 ;;
-	none) echo "# RX worker: $p RW packets, and no RX batch held a socket lock"
-	   return 1 ;;
-	esac
-	for n in $(echo "$b" | tr ',' ' '); do
-		[ "${n%%:*}" -lt 2 ] || big=$((big + ${n#*:}))
-	done
-	echo "# RX worker: $p RW packets; batches that held a socket lock, packets:count, $b"
-	[ "$big" -gt 0 ] || { echo "# no RX batch of two or more packets ran beside the hand-off"; return 1; }
-}
-
 # The loop's size, on the guest's command line.
 handoff_append()
 {
@@ -252,6 +184,31 @@ test_sockmap_loopback()
 	guest_run ${append:+-a "$append"} "$art/$job" "$kernel" "$initrd" \
 		"$job" "$accel" || grc=$?
 	handoff_cases "$job" || rc=$?
+	guest_verdict "$job" "$art/$job" "$grc" "$JOB_TIMEOUT" || rc=$?
+	return "$rc"
+}
+
+# The case quiet.partial_head_nomem of tests/sockmap/rxkit-sockmap.c: the pull of the
+# kit's fix (series/TARGET/0000-*-skip-the-bytes-already-read-in-read_skb)
+# made to fail by the kernel's fault injection (kconfig/fault-inject.config).
+test_sockmap_nomem()
+{
+	local job=sockmap_nomem grc=0 rc=0
+	if [ -n "$bpf_missing" ]; then
+		SKIP_REASON=$bpf_missing
+		return "$KSFT_SKIP"
+	fi
+	if [ "$tree" != patched ] ||
+	   ! ls "$RXKIT_TOP/series/$target"/0000-*-skip-the-bytes-already-read-in-read_skb.patch > /dev/null 2>&1; then
+		SKIP_REASON="the $tree tree of $target has no pull in read_skb() to fail (the kit's fix, series/$target/0000-*, is in patched trees)"
+		return "$KSFT_SKIP"
+	fi
+	if ! grep -q '^CONFIG_FAULT_INJECTION_STACKTRACE_FILTER=y' "$o/.config"; then
+		SKIP_REASON="the $flavour kernel has no stack-filtered fault injection (the bpf flavour has it: kconfig/fault-inject.config; make sockmap, make check-full)"
+		return "$KSFT_SKIP"
+	fi
+	guest_run "$art/$job" "$kernel" "$initrd" "$job" "$accel" || grc=$?
+	handoff_cases "$job" exact || rc=$?
 	guest_verdict "$job" "$art/$job" "$grc" "$JOB_TIMEOUT" || rc=$?
 	return "$rc"
 }

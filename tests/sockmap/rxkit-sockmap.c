@@ -95,6 +95,7 @@
 #include "bpf.h"
 #include "check.h"
 #include "io.h"
+#include "nomem.h"
 
 #define PARTIAL		10		/* bytes of record 0 read before the insert */
 
@@ -373,6 +374,7 @@ TEST_F_TIMEOUT(handoff, loop, 240)
 
 FIXTURE(quiet) {
 	struct rig r;
+	struct fault ft;	/* partial_head_nomem's */
 };
 
 FIXTURE_SETUP(quiet)
@@ -383,6 +385,7 @@ FIXTURE_SETUP(quiet)
 
 FIXTURE_TEARDOWN(quiet)
 {
+	fault_disarm(&self->ft);
 	rig_teardown(&self->r);
 }
 
@@ -471,6 +474,77 @@ TEST_F_TIMEOUT(quiet, partial_head, 120)
 	fflush(stdout);
 	side_free(&s);
 	EXPECT_EQ(0U, c->errors);
+}
+
+/*
+ * The kit's fix (series/T/0000-*) when its pull fails: read_skb() drops
+ * the bytes recvmsg() read off the head skb before it dequeues it, and a
+ * nonlinear skb needs a new head for that.  One write of NOMEM_RECS
+ * records is one such skb over loopback; NOMEM_READ bytes of it are read;
+ * then every allocation under virtio_transport_read_skb() fails (nomem.c)
+ * while S goes into the map with the pass verdict and more records come
+ * (the insert's hand-off and the next packets run read_skb()).  Meanwhile
+ * SIOCINQ must keep every unread byte; once the faults stop and more
+ * records came, every byte after the first NOMEM_READ must arrive exactly
+ * once.  A run in which no allocation failed proved nothing: it fails.
+ */
+#define NOMEM_RECS	1024		/* 64 KiB: one nonlinear skb */
+#define NOMEM_READ	4096		/* bytes read before the insert */
+
+TEST_F_TIMEOUT(quiet, partial_head_nomem, 120)
+{
+	struct rig *rg = &self->r;
+	struct side s = { .name = "vsock", .fd = rg->s, .bit = SIDE_S };
+	struct map_op m = {
+		.map_fd = rg->map_fd, .ctl_fd = rg->ctl_fd, .fd = rg->s,
+		.mode = MODE_PASS,
+	};
+	struct pollfd p = { .fd = rg->s, .events = POLLIN };
+	struct check *c = &rg->c;
+	__u32 total = NOMEM_RECS + 16;
+	struct ctl counts;
+	long failed = 0;
+	char why[256];
+	int inq, i, err;
+	ssize_t n;
+
+	if (fault_prepare(&self->ft, "virtio_transport_read_skb", why, sizeof(why)))
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, send_burst(rg->f, NOMEM_RECS));
+	ASSERT_EQ(1, poll(&p, 1, rxkit_scaled(10000)));
+	n = recv(rg->s, rg->buf, NOMEM_READ, 0);
+	ASSERT_EQ(NOMEM_READ, n);
+	side_feed(c, &s, rg->buf, n);
+	ASSERT_EQ(0, fault_arm(&self->ft));
+	err = switch_to(rg->f, SIDE_S, "insert", op_insert, &m);
+	ASSERT_EQ(0, err) TH_LOG("insert: %s", strerror(-err));
+	ASSERT_EQ(0, send_records(rg->f, total));
+	for (i = 0; i < rxkit_scaled(200) && !failed; i++) {
+		usleep(10000);
+		failed = fault_count(&self->ft);
+	}
+	/* Still armed: no verdict can have taken bytes off rx_bytes. */
+	if (!ioctl(rg->s, SIOCINQ, &inq) && (__u64)inq != (__u64)total * REC - s.bytes)
+		violation(c, "SIOCINQ %d after the failed pulls, %llu bytes unread: %s", inq,
+			  (unsigned long long)total * REC - s.bytes, "rx_bytes miscounted");
+	failed = fault_disarm(&self->ft);
+	printf("# allocations failed under %s(): %ld\n", self->ft.fn, failed);
+	ASSERT_LT(0, failed) TH_LOG("none failed: the case proved nothing");
+	total += 512;
+	ASSERT_EQ(0, send_records(rg->f, total));
+	read_for(c, &s, 1, rg->buf, rxkit_scaled(1000));
+	check_stream(c, &s, 1, total);
+	ASSERT_EQ(0, map_lookup(rg->ctl_fd, CTL_COUNTS, &counts));
+	printf("# read %llu bytes, %u records; verdict runs: pass %llu (%llu bytes)\n",
+	       (unsigned long long)s.bytes, c->received,
+	       (unsigned long long)counts.pass_runs,
+	       (unsigned long long)counts.pass_bytes);
+	if (c->shown > SHOW_MAX)
+		printf("# ... %u violations in all\n", c->errors);
+	fflush(stdout);
+	side_free(&s);
+	EXPECT_EQ(0U, c->errors);
+	EXPECT_LT(0ULL, counts.pass_runs);
 }
 
 /*
