@@ -7,7 +7,7 @@
 
 readonly SOCKMAP_DEFECTS="$RXKIT_TOP/tests/data/sockmap-defects"
 
-# known_defects LOG KTAP TREE TARGET [LIST]: KTAP (a job's cases,
+# known_defects [--ran] LOG KTAP TREE TARGET [LIST]: KTAP (a job's cases,
 # ktap_from_harness) with each case that failed as the known defects of
 # LIST (default tests/data/sockmap-defects) for TREE of TARGET (a TREES
 # item TREE, or TREE@TARGET) say made "ok N CASE # XFAIL REASONS":
@@ -19,11 +19,15 @@ readonly SOCKMAP_DEFECTS="$RXKIT_TOP/tests/data/sockmap-defects"
 # in braces, which pipeline/ab-verdict compares; a race's prefixed "race: ",
 # which pipeline/census counts apart).  A listed case that passed,
 # or failed otherwise, gets a diagnostic line.  False when an entry
-# matches no case that ran (stale) or LIST is malformed.
+# matches no case that ran (stale) or LIST is malformed; with --ran (a
+# job that runs some of the cases), an entry whose cases did not run is
+# not judged, and says so.
 known_defects()
 {
+	local ran=0
+	[ "$1" != --ran ] || { ran=1; shift; }
 	tr -d '\r' < "$1" | awk -v ktap="$2" -v tree="$3" -v target="$4" \
-		-v list="${5:-$SOCKMAP_DEFECTS}" '
+		-v list="${5:-$SOCKMAP_DEFECTS}" -v ran="$ran" '
 		BEGIN {
 			while ((getline l < list) > 0) {
 				if (l ~ /^#/ || l !~ /[^ \t]/) continue
@@ -100,7 +104,9 @@ known_defects()
 					printf "    # %s: no known defect of it showed this run\n", name
 			}
 			for (i = 1; i <= n; i++)
-				if (!used[i]) {
+				if (!used[i] && ran)
+					printf "    # %s: the entry for %s of %s, cases %s, not judged: none of its cases ran in this job\n", list, tree, target, cre[i]
+				else if (!used[i]) {
 					printf "    # %s: the entry for %s of %s, cases %s, matches no case that ran (stale)\n", list, tree, target, cre[i]
 					bad = 1
 				}

@@ -37,6 +37,23 @@ unsigned int env_uint(const char *name, unsigned int def)
 	return v && *v ? strtoul(v, NULL, 10) : def;
 }
 
+/* All len bytes of buf on fd: 0, or a negative errno (EPIPE: sent none). */
+int send_all(int fd, const unsigned char *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		off += n;
+	}
+	return 0;
+}
+
 void *sender(void *arg)
 {
 	struct flow *f = arg;
@@ -44,7 +61,7 @@ void *sender(void *arg)
 	__u32 r;
 
 	for (r = f->first; r < f->limit; r++) {
-		size_t off = 0;
+		int err;
 
 		while (__atomic_load_n(&f->pause, __ATOMIC_ACQUIRE) &&
 		       !__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
@@ -58,19 +75,12 @@ void *sender(void *arg)
 		__atomic_store_n(&f->eb[r], __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE),
 				 __ATOMIC_RELEASE);
 		__atomic_store_n(&f->started, r + 1, __ATOMIC_RELEASE);
-		while (off < REC) {
-			ssize_t n = send(f->fd, rec + off, REC - off, MSG_NOSIGNAL);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				f->err = n < 0 ? errno : EPIPE;
-				goto out;
-			}
-			off += n;
+		err = send_all(f->fd, rec, REC);
+		if (err) {
+			f->err = -err;
+			break;
 		}
 	}
-out:
 	if (f->shut)
 		shutdown(f->fd, SHUT_WR);
 	return NULL;

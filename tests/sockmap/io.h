@@ -22,6 +22,7 @@ struct map_op {
 
 __u64 now_ms(void);
 unsigned int env_uint(const char *name, unsigned int def);
+int send_all(int fd, const unsigned char *buf, size_t len);
 void *sender(void *arg);
 ssize_t side_read(struct check *c, struct side *s, unsigned char *buf);
 void read_for(struct check *c, struct side *sides, int nsides,

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "io.h"
 #include "nomem.h"
 
 #define DEBUGFS		"/sys/kernel/debug"
@@ -177,9 +177,10 @@ long fault_disarm(struct fault *ft)
  */
 int send_burst(struct flow *f, __u32 limit)
 {
-	size_t len = (size_t)(limit - f->first) * REC, off = 0;
+	size_t len = (size_t)(limit - f->first) * REC;
 	unsigned char *buf = malloc(len);
 	__u32 r;
+	int err;
 
 	if (!buf)
 		return -ENOMEM;
@@ -187,18 +188,10 @@ int send_burst(struct flow *f, __u32 limit)
 	for (r = f->first; r < limit; r++)
 		f->eb[r] = f->epoch;
 	f->started = limit;
-	while (off < len) {
-		ssize_t n = send(f->fd, buf + off, len - off, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			free(buf);
-			return n < 0 ? -errno : -EPIPE;
-		}
-		off += n;
-	}
+	err = send_all(f->fd, buf, len);
 	free(buf);
+	if (err)
+		return err;
 	f->first = limit;
 	f->limit = limit;
 	return 0;
