@@ -16,11 +16,12 @@ PROG=pipeline
 . "$RXKIT_TOP/tests/lib/pipeline.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="generated_current definition_resolves docs_only registry stage_exit stage_cpu junit_table job_runs isolated_chain"
+readonly TEST_NAMES="generated_current definition_resolves docs_only registry image_push stage_exit stage_cpu junit_table job_runs isolated_chain"
 readonly TEST_DESCS=".gitlab-ci.yml is what pipeline/gitlab writes from pipeline/stage-table now:\
 gitlab-ci-local resolves every job and need, the jobs the table's stages, one fetch job a target:\
 a merge request changing documentation alone runs the Docs jobs, one changing a script or a stage's report every job, and a Docs need that is not optional is refused:\
 pipeline/registry puts a package at its name and version in a generic package registry, byte for byte with the job's token, and refuses a wrong token, a missing file and a job outside GitLab:\
+images/mkjobimage puts the job image at its key's tag in a container registry (Debian's docker-registry, TLS and a password), byte for byte, finds it there the next time, and stops on a wrong password before it builds:\
 a job's script (pipeline/stage --exit) exits 1 on a failed stage, 4 on a skipped one, 0 on a pass:\
 a stage record counts the CPU time of the command's processes, not the seconds it slept (pipeline/results cpu):\
 the JUnit report of a stage record (a testcase a case, its diagnostics the failure) and the results table say what the records say:\
@@ -127,6 +128,25 @@ test_registry()
 	registry_checks "$r" "$deb" || rc=$KSFT_FAIL
 	kill "$pid" 2> /dev/null || :
 	wait "$pid" 2> /dev/null || :
+	return "$rc"
+}
+
+# images/mkjobimage in a GitLab job with a container registry: Debian's
+# docker-registry on 127.0.0.1 (oci_registry) stands in for GitLab's.
+test_image_push()
+{
+	local r="$work/oci" rc=0
+	if ! command -v docker-registry > /dev/null || ! command -v htpasswd > /dev/null; then
+		SKIP_REASON="no docker-registry or htpasswd (packages docker-registry, apache2-utils; ci/deps installs them)"
+		return "$KSFT_SKIP"
+	fi
+	mkdir -p "$r"
+	if oci_registry "$r"; then
+		image_push_checks "$r" || rc=$KSFT_FAIL
+	else
+		rc=$KSFT_FAIL
+	fi
+	[ ! -s "$r/pid" ] || kill "$(cat "$r/pid")" 2> /dev/null || :
 	return "$rc"
 }
 

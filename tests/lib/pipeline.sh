@@ -128,3 +128,69 @@ registry_checks()
 		{ echo "# a pattern no file matches was not refused:"; sed 's/^/#   /' "$1/miss.out"; return 1; }
 	echo "# $(cat "$1/miss.out")"
 }
+
+# oci_registry DIR: Debian's docker-registry (the distribution registry
+# GitLab's container registry is made from) on 127.0.0.1, over TLS with a
+# certificate of its own (DIR/cert.pem) and a password (user rxkit,
+# password job-password); its port in DIR/port, its pid in DIR/pid.
+oci_registry()
+{
+	local port n=0
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$1/key.pem" -out "$1/cert.pem" -days 1 \
+		-subj /CN=rxkit-test-registry -addext subjectAltName=IP:127.0.0.1 2> /dev/null &&
+	htpasswd -Bbn rxkit job-password > "$1/htpasswd" 2> /dev/null ||
+		{ echo "# openssl or htpasswd failed"; return 1; }
+	printf '%s\n' "version: 0.1" "log: {level: warn}" \
+		"storage: {filesystem: {rootdirectory: $1/store}}" \
+		"http: {addr: 127.0.0.1:$port, tls: {certificate: $1/cert.pem, key: $1/key.pem}}" \
+		"auth: {htpasswd: {realm: rxkit-test, path: $1/htpasswd}}" > "$1/config.yml"
+	docker-registry serve "$1/config.yml" > "$1/server.log" 2>&1 &
+	echo $! > "$1/pid"
+	until curl -s -o /dev/null --cacert "$1/cert.pem" "https://127.0.0.1:$port/v2/"; do
+		n=$((n + 1)); [ "$n" -le 50 ] || { echo "# docker-registry did not start:"; sed 's/^/#   /' "$1/server.log"; return 1; }
+		sleep 0.2
+	done
+	echo "$port" > "$1/port"
+}
+
+# image_push_checks DIR: images/mkjobimage against the registry of DIR
+# (oci_registry), with a one-layer image in the job image's place (the
+# archive of its key in RXKIT_OUT, which it then does not build); a
+# wrong password stops it at the registry's answer, before it would
+# build or size the image.
+image_push_checks()
+{
+	local d="$1" key ref img
+	key=$("$RXKIT_TOP/images/mkjobimage" --key)
+	img="$d/out/job-image/rxkit-job-$key.oci.tar"
+	mkdir -p "$d/out/job-image"
+	head -c 100000 /dev/urandom > "$d/payload"
+	umoci init --layout "$d/lay" && umoci new --image "$d/lay:rxkit-job" &&
+	umoci insert --image "$d/lay:rxkit-job" "$d/payload" /rxkit-payload > /dev/null &&
+	tar -C "$d/lay" -cf "$img" . || { echo "# umoci could not make the test image"; return 1; }
+	ref="127.0.0.1:$(cat "$d/port")/rxkit/vsock-rxkit/rxkit-job:$key"
+	mkjobimage_as "$d" job-password > "$d/push.out" 2>&1 && grep -q "^mkjobimage: pushed $ref\$" "$d/push.out" ||
+		{ echo "# the image was not pushed as $ref:"; sed 's/^/#   /' "$d/push.out"; return 1; }
+	[ "$(SSL_CERT_FILE="$d/cert.pem" skopeo inspect --raw --creds rxkit:job-password "docker://$ref" | sha256sum)" = \
+	  "$(skopeo inspect --raw "oci-archive:$img:rxkit-job" | sha256sum)" ] ||
+		{ echo "# the registry's manifest of $ref is not the archive's"; return 1; }
+	echo "# $(grep pushed "$d/push.out"), its manifest the archive's byte for byte"
+	mkjobimage_as "$d" job-password > "$d/again.out" 2>&1 && grep -q "is in the registry already" "$d/again.out" &&
+		! grep -q pushed "$d/again.out" ||
+		{ echo "# a second run did not find the tag:"; sed 's/^/#   /' "$d/again.out"; return 1; }
+	echo "# $(grep 'already' "$d/again.out")"
+	! mkjobimage_as "$d" wrong > "$d/bad.out" 2>&1 &&
+		grep -q "error: the registry did not answer for $ref: .*unauthorized" "$d/bad.out" &&
+		! grep -q 'MiB$' "$d/bad.out" ||
+		{ echo "# a wrong password was not refused before the build:"; sed 's/^/#   /' "$d/bad.out"; return 1; }
+	echo "# $(grep error "$d/bad.out")"
+}
+
+# mkjobimage_as DIR PASSWORD: images/mkjobimage as a GitLab job of project
+# rxkit/vsock-rxkit with the registry of DIR.
+mkjobimage_as()
+{
+	RXKIT_OUT="$1/out" SSL_CERT_FILE="$1/cert.pem" CI_REGISTRY_USER=rxkit CI_REGISTRY_PASSWORD="$2" \
+		CI_REGISTRY_IMAGE="127.0.0.1:$(cat "$1/port")/rxkit/vsock-rxkit" "$RXKIT_TOP/images/mkjobimage"
+}
