@@ -19,7 +19,8 @@ endif
 include pipeline/stages.gen.mk
 
 # The groups (make GROUP: those stages alone, fresh records, their
-# prerequisites only when these have none) are pipeline/stage-table's.
+# prerequisites only when these have none, in their After order:
+# group-needs) are pipeline/stage-table's.
 ONE := $(GROUPS)
 one = $(group.$(1).$(TARGET))
 
@@ -70,7 +71,7 @@ $(ONE): deps
 	$(group-before.$@)
 	rm -f $(patsubst %,$(R)/%.json,$(call one,$@))
 	@mkdir -p $(R) && touch $(R)/.started
-	+@$(MAKE) --no-print-directory -k -j$(JOBS) $(group-full.$@) STAGES='$(strip $(call one,$@))' $(patsubst %,$(R)/%.json,$(call one,$@))
+	+@$(MAKE) --no-print-directory -k -j$(JOBS) $(group-full.$@) STAGES='$(strip $(call one,$@) $(group-needs.$@.$(TARGET)))' $(patsubst %,$(R)/%.json,$(call one,$@))
 	@pipeline/check --since $(R)/.started $(R)
 
 # The plan of a tier as a table, without running anything.

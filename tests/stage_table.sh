@@ -12,8 +12,8 @@ PROG=stage_table.sh
 . "$RXKIT_TOP/tests/lib/stage_table.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="current stale refuses plans full_others commands runners inputs outputs carry one_list"
-readonly TEST_DESCS="pipeline/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:a Full-others row runs for make's TARGET and in check-full, and is recorded skipped for another target in check:every stage's command is an executable of the kit:a stage has Runner privileged exactly when its command stops without root:every Consumes path is produced by a stage the consumer needs or waits for, and one that is not is named:pipeline/stage fails a passed stage that lacks a Produces path or wrote where none reaches, and passes one that made its own:a job carries its Produces of roles carried as artefacts and remakes what it consumes of the others, producers first, as pipeline/stagegen --carry and .gitlab-ci.yml say:no other file lists the stages (more than MAX_NAMES of them)"
+readonly TEST_NAMES="current stale refuses plans group_order full_others commands runners inputs outputs carry one_list"
+readonly TEST_DESCS="pipeline/stages.gen.mk and doc/pipeline.md's stage table are what the table makes:a changed row makes --check name the file it changes, and only that one:each kind of bad row is refused, naming its line:every tier of every target plans exactly the stages the table lists for it:in make GROUP, a stage waits for the same stages of that run (the group's and what they need) as in check-full:a Full-others row runs for make's TARGET and in check-full, and is recorded skipped for another target in check:every stage's command is an executable of the kit:a stage has Runner privileged exactly when its command stops without root:every Consumes path is produced by a stage the consumer needs or waits for, and one that is not is named:pipeline/stage fails a passed stage that lacks a Produces path or wrote where none reaches, and passes one that made its own:a job carries its Produces of roles carried as artefacts and remakes what it consumes of the others, producers first, as pipeline/stagegen --carry and .gitlab-ci.yml say:no other file lists the stages (more than MAX_NAMES of them)"
 # A file that names more stages than this restates the table (prose names
 # a few; the old hand-kept lists named over 40).
 readonly MAX_NAMES=16
@@ -103,6 +103,19 @@ test_plans()
 			fi
 		done
 	done
+	return "$rc"
+}
+
+test_group_order()
+{
+	local rc="$KSFT_PASS" g t n=0
+	for t in $(known_targets); do
+		for g in $(sed -n 's/^GROUPS := //p' "$RXKIT_TOP/pipeline/stages.gen.mk"); do
+			group_order "$g" "$t" || rc=$KSFT_FAIL
+			n=$((n + 1))
+		done
+	done
+	echo "# $n group runs planned"
 	return "$rc"
 }
 

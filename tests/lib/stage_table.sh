@@ -102,3 +102,39 @@ names_in()
 	sed '/^<!-- stages: generated/,/^<!-- end of stages -->/d' "$1" |
 		grep -owF -f "$work/names" | sort -u | wc -l
 }
+
+# afters MAKE-ARG...: "STAGE<TAB>AFTER..." of each stage make -n -B plans
+# (its "# after:" list, "-" for none).
+afters()
+{
+	MAKEFLAGS= MAKELEVEL= make -s -C "$RXKIT_TOP" -n -B RXKIT_OUT="$work/out" "$@" 2> /dev/null |
+		sed -n 's/^pipeline\/stage \([^ -][^ ]*\) .* # after: \(.*\); last: .*/\1\t\2/p'
+}
+
+# group_order GROUP TARGET: a stage of make GROUP waits for the same
+# stages of that run (its members and what they need) as in check-full,
+# counting the stages of both; false, with the differences, otherwise.
+group_order()
+{
+	afters TIER=check-full TARGET="$2" stages > "$work/full.after"
+	afters TARGET="$2" "$1" > "$work/group.after"
+	awk -F '\t' -v g="$1" -v t="$2" '
+		function set(s, a,    n, i, w) { n = split(s, w, " "); for (i = 1; i <= n; i++) if (w[i] != "-") a[w[i]] = 1 }
+		function pick(s,    n, i, w, o) {
+			n = split(s, w, " "); o = ""
+			for (i = 1; i <= n; i++) if ((w[i] in run) && (w[i] in full)) o = o " " w[i]
+			return o
+		}
+		FNR == NR { full[$1] = 1; fa[$1] = $2; next }
+		{ run[$1] = 1; ga[$1] = $2 }
+		END {
+			for (s in ga) {
+				if (!(s in full)) continue
+				if (pick(fa[s]) != pick(ga[s])) {
+					printf "# make %s TARGET=%s: %s waits for%s, in check-full for%s\n", g, t, s, pick(ga[s]), pick(fa[s])
+					bad = 1
+				}
+			}
+			exit bad
+		}' "$work/full.after" "$work/group.after"
+}
