@@ -110,6 +110,7 @@ test_group_order()
 {
 	local rc="$KSFT_PASS" g t n=0
 	for t in $(known_targets); do
+		afters TIER=check-full TARGET="$t" stages > "$work/full.after"
 		for g in $(sed -n 's/^GROUPS := //p' "$RXKIT_TOP/pipeline/stages.gen.mk"); do
 			group_order "$g" "$t" || rc=$KSFT_FAIL
 			n=$((n + 1))

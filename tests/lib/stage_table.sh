@@ -112,14 +112,13 @@ afters()
 }
 
 # group_order GROUP TARGET: a stage of make GROUP waits for the same
-# stages of that run (its members and what they need) as in check-full,
-# counting the stages of both; false, with the differences, otherwise.
+# stages of that run (its members and what they need) as in check-full
+# (afters of TARGET's check-full in $work/full.after), counting the
+# stages of both; false, with the differences, otherwise.
 group_order()
 {
-	afters TIER=check-full TARGET="$2" stages > "$work/full.after"
 	afters TARGET="$2" "$1" > "$work/group.after"
 	awk -F '\t' -v g="$1" -v t="$2" '
-		function set(s, a,    n, i, w) { n = split(s, w, " "); for (i = 1; i <= n; i++) if (w[i] != "-") a[w[i]] = 1 }
 		function pick(s,    n, i, w, o) {
 			n = split(s, w, " "); o = ""
 			for (i = 1; i <= n; i++) if ((w[i] in run) && (w[i] in full)) o = o " " w[i]
