@@ -38,8 +38,9 @@ usage: bench/bench.sh [--smoke] [--pairs N] [--patches N] [--out DIR] [--keep DI
 The baseline and patched kernels of TARGET (default: $RXKIT_TARGET) of the
 guest flavour (ci/build --tree TREE TARGET), N pairs
 (default 8; --smoke: 2) of fresh guests in AB/BA order, each sweeping the
-points of bench/data/bench-points, then the ping-pongs of
-bench/data/bench-rtt (--smoke: their smoke columns).
+points of bench/data/bench-points after its warm-up, in an order of its
+pair's, then the ping-pongs of bench/data/bench-rtt (--smoke: their smoke
+columns).
 --backend: the host's side of the device (default vhost-user:
   vhost-device-vsock; vhost-vsock: the kernel's, this machine's
   /dev/vhost-vsock or a nested L1 host's as in tests/vsock_vhost_vsock.sh, with
@@ -107,11 +108,15 @@ fi
 col=$((smoke ? 3 : 2))
 [ "$nested" = 0 ] || col=4
 # The points: "PAYLOAD:BYTES:RECV", each payload with recv() of 64 KiB and
-# of the payload (once for 64K).
-points=$(awk -v col=$col '!/^#/ && NF && $col != "-" {
+# of the payload (once for 64K); the warm-up before them in every guest:
+# "PAYLOAD:BYTES:64K:warmup".
+points=$(awk -v col=$col '!/^#/ && NF && $col != "-" && $1 !~ /^warmup:/ {
 		printf "%s:%s:64K ", $1, $col
 		if ($1 != "64K") printf "%s:%s:%s ", $1, $col, $1 }' "$POINTS_FILE")
 [ -n "$points" ] || die "no points in $POINTS_FILE"
+warmup=$(awk -v col=$col '$1 ~ /^warmup:/ && $col != "-" {
+		printf "%s:%s:64K:warmup", substr($1, 8), $col }' "$POINTS_FILE")
+[ -n "$warmup" ] || die "no warm-up line (warmup:PAYLOAD) in $POINTS_FILE"
 # The ping-pongs: "SIZE:COUNT".
 rtts=$(awk -v col=$col '!/^#/ && NF && $col != "-" {
 		printf "%s:%s ", $1, $col }' "$RTT_FILE")
@@ -129,7 +134,7 @@ for pass in $passes; do
 	[ "$pass" = plain ] || head -n 1 "$out/samples.csv" > "$out/$(csv_of "$pass")"
 done
 echo "pair,order,tree,count,size,mean_us,median_us,p99_us,min_us,max_us" > "$out/rtt.csv"
-echo "pair,order,tree,pass,probes,boot_id,guest_load,host_load,seconds" > "$out/guests.csv"
+echo "pair,order,tree,pass,probes,boot_id,guest_load,host_load,seconds,warmup" > "$out/guests.csv"
 for pass in $passes; do
 	state_setup baseline "$pass"
 	state_setup patched "$pass"
@@ -138,6 +143,7 @@ bench_start
 {
 	bench_environment "bench/bench.sh $*"
 	echo "points: $points"
+	echo "order: every guest first the warm-up $warmup (not kept), then the points in its pair's order (a shuffle seeded with the pair's number; the control: as above); the samples' point column is the place"
 	echo "ping-pongs: $rtts"
 	[ "$col" != 4 ] || echo "nested: the guest under test in TCG inside L1 ($L1, the accelerator above is L1's); the NESTED columns"
 	echo "instructions: $([ -n "$plugin" ] && echo "TCG plugin $plugin (vcpu1: RX worker, vcpu0: reader), between the receiver's marks around its receive loop (the *_host columns: the host's around the sender)" || echo "not counted ($noinsn)")"
@@ -145,7 +151,7 @@ bench_start
 } > "$out/environment"
 sed 's/^/# /' "$out/environment"
 
-ktap_header $((nruns + 8))
+ktap_header $((nruns + 9))
 done_runs=0
 k=1
 while [ "$k" -le "$pairs" ]; do
@@ -153,6 +159,8 @@ while [ "$k" -le "$pairs" ]; do
 	[ $((k % 2)) = 1 ] || order=BA
 	states="baseline patched"
 	[ "$order" = AB ] || states="patched baseline"
+	# Both states of a pair in one order of points, each pair its own.
+	gpoints="$warmup $(point_order "$k")"
 	# Each state: the timed sweep, then (with the plugin, which slows the
 	# guest several times) the same points again for the instructions.
 	for st in $states; do
@@ -164,7 +172,7 @@ while [ "$k" -le "$pairs" ]; do
 done
 # The control: each kernel once more with the counters' probes set, timed
 # (and counted by the plugin): the counts, and what the probes cost.
-k=control order=AB
+k=control order=AB gpoints="$warmup $points"
 for pass in $control_passes; do
 	for st in baseline patched; do
 		guest_pass "$pass"
@@ -191,6 +199,11 @@ csvs=$(for pass in $passes; do echo "$out/$(csv_of "$pass")"; done)
 bad=$(awk -F, 'FNR > 1 && ($14 != "ok" || $12 != 0)' $csvs | wc -l)
 [ "$bad" = 0 ] || { echo "# $bad points lost or corrupted bytes"; rc=1; }
 ktap_result "$rc" every_byte_verified
+# Each guest warmed up first, then swept every point once, in its pair's
+# order.
+rc=0
+order_check "$out" "$npts" || rc=1
+ktap_result "$rc" points_ordered
 # No probe while timing or counting instructions: each guest said how
 # many it carried, and only the control's rows have counts.
 rc=0

@@ -5,14 +5,16 @@
 # the verdict words from the CI, the orders' means and the sign test in
 # each cell, a pair with a state missing left out and named, the control
 # pass's counters and cost, a run timed with the probes set called so, the
-# intervals counted.  No kernel, no guest.  KTAP on stdout; exit 0 or 1.
+# intervals counted; and bench/bench.sh's check of the order of points
+# (order_check) on made-up rows.  No kernel, no guest.  KTAP on stdout; exit 0 or 1.
 set -eu
 PROG=bench_report.sh
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
+. "$RXKIT_TOP/bench/lib/bench_sweep.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="verdict_words sign_test missing_state control_pass probes_timed intervals_counted refusals doc_current reports_current"
+readonly TEST_NAMES="verdict_words sign_test missing_state control_pass probes_timed intervals_counted refusals doc_current reports_current points_ordered"
 readonly TEST_DESCS="an interval above zero is faster, below slower, across it inconclusive; never same:\
 each cell carries the AB and BA means and the pairs won with the two-sided sign test's p:\
 a pair without one state's sample is left out of that change, and the report names it:\
@@ -21,7 +23,8 @@ a run whose timed pass carried counts is called timed with the probes set, and i
 the closing note counts each distinct interval once, however many tables show it:\
 no samples, or no folder, is an error (exit 2) that says what is missing:\
 doc/benchmark.md's table of the committed runs is bench/summary's, and a changed cell fails the check:\
-every committed run's report.md is what bench/report makes of its samples now"
+every committed run's report.md is what bench/report makes of its samples now:\
+the order check accepts guests warmed up and in their pair's order, and rejects each kind of wrong sweep"
 readonly FIX="$RXKIT_TOP/bench/fixtures/bench-report"
 
 usage()
@@ -171,6 +174,74 @@ test_reports_current()
 	done
 	echo "# $n committed reports remade"
 	[ "$n" -gt 0 ] && [ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+# ordered_run DIR [SEED]: a made-up run of two pairs and the control over
+# three points, each guest warmed up, a pair's guests in point_order's
+# order of the pair (SEED: of that one for both pairs), the control's in
+# the file's.
+ordered_run()
+{
+	local k st pass gp i p
+	points="64:1M:64K 4K:1M:64K 64K:1M:64K"
+	mkdir -p "$1"
+	echo "pair,order,tree,pass,probes,boot_id,guest_load,host_load,seconds,warmup" > "$1/guests.csv"
+	for pass in samples insn probes; do
+		head -n 1 "$FIX/samples.csv" > "$1/$pass.csv"
+	done
+	for k in 1 2 control; do
+		gp=$points
+		[ "$k" = control ] || gp=$(point_order "${2:-$k}")
+		for st in baseline patched; do
+			for pass in $([ "$k" = control ] && echo probes || echo "samples insn"); do
+				echo "$k,AB,$st,$pass,0,b,0/0/0,0,1,ok" >> "$1/guests.csv"
+				i=1
+				for p in $gp; do
+					echo "$k,AB,$st,$i,${p%%:*},${p##*:},1048576,1,0,0,0,0,-1,ok" >> "$1/$pass.csv"
+					i=$((i + 1))
+				done
+			done
+		done
+	done
+}
+
+# order_rejects NAME WHY EDIT [SEED]: order_check refuses the made-up run
+# after EDIT (a command run in its folder) with a line matching WHY.
+order_rejects()
+{
+	ordered_run "$work/$1" "${4:-}"
+	(cd "$work/$1" && $3)
+	order_check "$work/$1" 3 > "$work/$1.out" &&
+		{ echo "# $1: accepted"; return 1; }
+	expect "$work/$1.out" "$1" "$2"
+}
+
+# The wrong sweeps, each an edit of a good run's rows.
+edit() { sed -i "$2" "$1"; }
+no_warmup() { edit guests.csv '2s/,ok$/,/'; }
+failed_warmup() { edit guests.csv '/^2,AB,patched,insn,/s/,ok$/,bad/'; }
+# pair 1's baseline: place 2 the payload of place 1.
+twice()
+{
+	awk -F, -v OFS=, '$1 == 1 && $3 == "baseline" { if ($4 == 1) p = $5; if ($4 == 2) $5 = p } 1' \
+		samples.csv > s && mv s samples.csv
+}
+missing() { edit insn.csv '/^2,AB,patched,3,/d'; }
+# pair 1's patched guest, places 1 and 2 swapped.
+state_order() { edit insn.csv 's/^1,AB,patched,1,/x/; s/^1,AB,patched,2,/1,AB,patched,1,/; s/^x/1,AB,patched,2,/'; }
+
+test_points_ordered()
+{
+	local rc=0
+	ordered_run "$work/ordered"
+	order_check "$work/ordered" 3 || { echo "# a good run refused"; rc=1; }
+	order_rejects no_warmup '^# guest 1 baseline samples: no warm-up first (none)' no_warmup || rc=1
+	order_rejects failed_warmup '^# guest 2 patched insn: no warm-up first (bad)' failed_warmup || rc=1
+	order_rejects twice '^# 1 baseline .*samples.csv: [0-9K]*/64K twice' twice || rc=1
+	order_rejects missing '^# 2 patched .*insn.csv: 2 points, not 3' missing || rc=1
+	order_rejects state_order '^# 1 patched .*insn.csv: another order than its pair' state_order || rc=1
+	order_rejects one_order '^# all 2 pairs in one order' : 1 || rc=1
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
 }
 
 # shellcheck disable=SC2086

@@ -38,7 +38,7 @@ nested_sweep()
 	VH_SMP=$GUEST_SMP
 	VH_MEM=768
 	VH_STEP_TIMEOUT=$VIRTIO_JOB_SECS
-	BH_POINTS='$points'
+	BH_POINTS='$gpoints'
 	BH_RTT='$pongs'
 	BH_PORT=$PORT
 	BH_RTT_PORT=$RTT_PORT

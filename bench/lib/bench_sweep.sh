@@ -3,13 +3,15 @@
 # The sweep of bench/bench.sh, after bench/lib/bench.sh: one guest of a
 # pass (guest_pass), the senders and pingers of its sweep, its samples, the
 # reference rows, the counters per packet.  They read the suite's settings
-# (target, out, points, rtts, plugin, passes) and the run's (run, art,
-# art_tools; k, order, st, pass: the pair, its order, the state and the
-# pass of the guest running).
+# (target, out, points, warmup, rtts, plugin, passes) and the run's (run,
+# art, art_tools; k, order, gpoints, st, pass: the pair, its order, its
+# guests' points, the state and the pass of the guest running).
 
 # guest_pass PASS: one guest of state $st for PASS (plain, insn, probes,
 # probes-insn: the plugin's passes end in insn), its rows into
-# csv_of PASS, its boot id, load and probes into guests.csv, a KTAP line.
+# csv_of PASS, its boot id, load, probes and warm-up result into
+# guests.csv, a KTAP line.  The guest runs $gpoints in their order
+# (rxkit.points= on its command line; the host sends them in that order).
 guest_pass()
 {
 	local t0 secs rc=0 insn_log= load
@@ -21,6 +23,7 @@ guest_pass()
 	t0=$(date +%s)
 	read -r load _ < /proc/loadavg
 	VIRTIO_QEMU_ARGS=
+	VIRTIO_APPEND="rxkit.points=$(echo "$gpoints" | tr -s ' ' ,)"
 	case "$1" in
 	*insn)
 		insn_log=$art/insn.log
@@ -39,17 +42,18 @@ guest_pass()
 	tr -d '\r' < "$art/bench_rx/results.log" 2>/dev/null | awk -v pfx="$k,$order,$st,$1" \
 		-v load="$load" -v secs="$secs" '
 		$2 == "bench-probes" { probes = $3 }
+		$2 == "bench-warmup" { for (i = 4; i <= NF; i++) if ($i ~ /^result=/) warm = substr($i, 8) }
 		$2 == "bench-guest" { split($3, b, "="); split($4, l, "=")
 			id = b[2]; gl = l[2]; gsub(/,/, "/", gl) }
-		END { printf "%s,%s,%s,%s,%s,%s\n", pfx, probes, id, gl, load, secs }' \
+		END { printf "%s,%s,%s,%s,%s,%s,%s\n", pfx, probes, id, gl, load, secs, warm }' \
 		>> "$out/guests.csv"
 	done_runs=$((done_runs + 1))
 	echo "# pair $k ($order) $st, $1: $(grep -c "^$k,$order,$st," "$out/$(csv_of "$1")") points in $secs s; $((nruns - done_runs)) runs left"
 	ktap_result "$rc" "pair_${k}_${st}$(pass_suffix "$1" | tr - _)"
 }
 
-# send_points DIR: the host side of one guest's sweep, point after point
-# (each sender waits for its receiver: -R), then, in the plain pass alone,
+# send_points DIR: the host side of one guest's sweep, its points
+# ($gpoints) one after another (each sender waits for its receiver: -R), then, in the plain pass alone,
 # the ping-pongs; in the instructions passes ($pass *insn) the plugin's
 # marks around each point.
 send_points()
@@ -57,8 +61,8 @@ send_points()
 	local i=0 p size bytes recv marks=
 	# The marks' FIFO read-write: never blocks, whether QEMU reads or not.
 	case "$pass" in *insn) exec 9<>"$art/insn.fifo"; marks=1 ;; esac
-	for p in $points; do
-		IFS=: read -r size bytes recv <<-EOF
+	for p in $gpoints; do
+		IFS=: read -r size bytes recv _ <<-EOF
 		$p
 		EOF
 		[ -z "$marks" ] || echo "begin $i" >&9
@@ -134,6 +138,7 @@ ref_rows()
 	kernel="$(bench_o patched)/arch/x86/boot/bzImage"
 	initrd="$out/patched/initrd.cpio.gz"
 	art="$out/ref"
+	VIRTIO_APPEND=
 	# No device in use: the loopback transport (a vhost-user daemon
 	# beside it, or, with the kernel's vhost-vsock, none).
 	if [ "$backend" = vhost-user ]; then
@@ -158,4 +163,60 @@ per_packet()
 {
 	awk -F, -v t="$1" -v c="$2" 'NR > 1 && $3 == t && $5 == 64 && $6 == "64K" {
 		n += $15; v += $(c) } END { printf "%.3f\n", n ? v / n : -1 }' "$out/probes.csv"
+}
+
+# point_order SEED: $points in the order of the pair SEED, a Fisher-Yates
+# shuffle driven by the Park-Miller generator from SEED (exact in awk's
+# doubles: every awk gives the same order).
+point_order()
+{
+	printf '%s\n' $points | awk -v x="$1" '{ p[n++] = $0 }
+		END {
+			for (i = n - 1; i > 0; i--) {
+				x = (x * 16807) % 2147483647
+				j = x % (i + 1); t = p[i]; p[i] = p[j]; p[j] = t
+			}
+			for (i = 0; i < n; i++) printf "%s ", p[i]
+		}'
+}
+
+# order_check OUT NPTS: every guest of OUT/guests.csv warmed up first
+# (warm-up ok), and swept NPTS points, each once, at the places 1 to NPTS
+# of the rows of OUT/*.csv (the point column); the guests of a pair (both
+# states, every pass) in one order, and the pairs not all in one.  Says
+# what is wrong; 1 then.
+order_check()
+{
+	local csvs f
+	csvs=$(for f in "$1"/samples.csv "$1"/insn.csv "$1"/probes.csv "$1"/probes-insn.csv; do
+		[ ! -f "$f" ] || echo "$f"; done)
+	# shellcheck disable=SC2086 # the files, as words
+	awk -F, -v n="$2" '
+		FNR == 1 { next }
+		FILENAME ~ /guests.csv$/ {
+			if ($10 != "ok") bad["guest " $1 " " $3 " " $4 ": no warm-up first (" ($10 == "" ? "none" : $10) ")"]
+			next
+		}
+		{
+			g = $1 " " $3 " " FILENAME
+			if ((g, $4) in at) bad[g ": place " $4 " twice"]
+			if (++seen[g, $5 "/" $6] > 1) bad[g ": " $5 "/" $6 " twice"]
+			at[g, $4] = $5 "/" $6; pair[g] = $1; cnt[g]++
+		}
+		END {
+			for (g in cnt) {
+				if (cnt[g] != n) bad[g ": " cnt[g] " points, not " n]
+				o = ""
+				for (i = 1; i <= n; i++) o = o " " ((g, i) in at ? at[g, i] : "-")
+				p = pair[g]
+				if (!(p in order)) { order[p] = o; if (p != "control") orders[o]++ }
+				else if (order[p] != o) bad[g ": another order than its pair"]
+				if (p != "control") npairs[p] = 1
+			}
+			for (p in npairs) np++
+			for (o in orders) no++
+			if (np > 1 && n > 1 && no < 2) bad["all " np " pairs in one order"]
+			for (b in bad) { print "# " b; rc = 1 }
+			exit rc
+		}' "$1/guests.csv" $csvs
 }
