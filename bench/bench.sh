@@ -44,7 +44,8 @@ columns).
 --backend: the host's side of the device (default vhost-user:
   vhost-device-vsock; vhost-vsock: the kernel's, this machine's
   /dev/vhost-vsock or a nested L1 host's as in tests/vsock_vhost_vsock.sh, with
-  the files' NESTED columns, no instructions pass).
+  the files' NESTED columns; the plugin then runs in L1's QEMU, and
+  OUT/l1.csv says where that host ran the guest at each point).
 --out DIR: where the samples and logs go (default:
   \$RXKIT_OUT/TARGET/bench[-smoke]).  A full run (not --smoke) also keeps
   its results in bench/runs/TARGET/DATE-BACKEND/ (--keep DIR: there; --keep
@@ -80,15 +81,10 @@ vhost-user|vhost-vsock) ;;
 *) die "--backend takes vhost-user or vhost-vsock, not '$backend'" ;;
 esac
 bench_needs
-# nested: the guest under test runs behind the nested L1 host (TCG in TCG).
+# nested: the guest under test runs behind the nested L1 host (TCG in
+# TCG), whose QEMU (a copy of this one) loads the plugin.
 nested=0
 [ "$backend" = vhost-user ] || [ "$mode" = host ] || nested=1
-# The plugin of this QEMU counts the outermost guest's vCPUs: behind a
-# nested host, L1's, not those of the kernel under test.
-noinsn=
-[ "$nested" = 0 ] ||
-	{ insn=0; noinsn="the nested host's guest runs inside L1's QEMU, which this QEMU's TCG plugin does not see"; }
-[ "$insn" = 1 ] || : "${noinsn:=--no-insn}"
 plugin=
 if [ "$insn" = 1 ]; then
 	need mkfifo coreutils
@@ -135,6 +131,8 @@ for pass in $passes; do
 done
 echo "pair,order,tree,count,size,mean_us,median_us,p99_us,min_us,max_us" > "$out/rtt.csv"
 echo "pair,order,tree,pass,probes,boot_id,guest_load,host_load,seconds,warmup" > "$out/guests.csv"
+[ "$backend" = vhost-user ] ||
+	echo "pair,order,tree,pass,place,seconds,host_load,what,id,cpu,busy_s" > "$out/l1.csv"
 for pass in $passes; do
 	state_setup baseline "$pass"
 	state_setup patched "$pass"
@@ -146,7 +144,7 @@ bench_start
 	echo "order: every guest first the warm-up $warmup (not kept), then the points in its pair's order (a shuffle seeded with the pair's number; the control: as above); the samples' point column is the place"
 	echo "ping-pongs: $rtts"
 	[ "$col" != 4 ] || echo "nested: the guest under test in TCG inside L1 ($L1, the accelerator above is L1's); the NESTED columns"
-	echo "instructions: $([ -n "$plugin" ] && echo "TCG plugin $plugin (vcpu1: RX worker, vcpu0: reader), between the receiver's marks around its receive loop (the *_host columns: the host's around the sender)" || echo "not counted ($noinsn)")"
+	echo "instructions: $([ -n "$plugin" ] && echo "TCG plugin $plugin$([ "$nested" = 0 ] || echo " in L1's QEMU"), vcpu1: RX worker, vcpu0: reader, between the receiver's marks around its receive loop (the *_host columns: the host's around the sender)" || echo "not counted (--no-insn)")"
 	echo "passes: every pair: plain (timed, no probe)${plugin:+, insn (the plugin, no probe)}; once, the control: probes (the counters' probes set, timed)${plugin:+, probes-insn (the probes and the plugin)}"
 } > "$out/environment"
 sed 's/^/# /' "$out/environment"
@@ -229,7 +227,7 @@ if [ -n "$plugin" ]; then
 	[ "$bad" = 0 ] || { echo "# $bad points without instruction counts (plugin log: pair-*-insn/insn.log)"; rc=1; }
 	ktap_result "$rc" instructions_counted
 else
-	ktap_result "$KSFT_SKIP" instructions_counted "no instructions pass: $noinsn"
+	ktap_result "$KSFT_SKIP" instructions_counted "no instructions pass: --no-insn"
 fi
 # The RX worker's CPU cycles (perf, rx -C): counted at every point of the
 # timed sweep where the guest has a cycles counter (KVM with a PMU), else
@@ -278,6 +276,7 @@ if [ -n "$keep" ]; then
 	# shellcheck disable=SC2086 # the files, as words
 	cp "$out/environment" $csvs "$out/rtt.csv" "$out/guests.csv" \
 		"$out/ref.csv" "$out/report.md" "$out/plot.png" "$out/plot.dat" "$keep/"
+	[ ! -f "$out/l1.csv" ] || cp "$out/l1.csv" "$keep/"
 	echo "# results: $keep"
 fi
 ktap_finish

@@ -14,7 +14,7 @@ PROG=bench_report.sh
 . "$RXKIT_TOP/bench/lib/bench_sweep.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="verdict_words sign_test missing_state control_pass probes_timed intervals_counted refusals doc_current reports_current points_ordered"
+readonly TEST_NAMES="verdict_words sign_test missing_state control_pass probes_timed intervals_counted refusals doc_current reports_current points_ordered l1_placement"
 readonly TEST_DESCS="an interval above zero is faster, below slower, across it inconclusive; never same:\
 each cell carries the AB and BA means and the pairs won with the two-sided sign test's p:\
 a pair without one state's sample is left out of that change, and the report names it:\
@@ -24,7 +24,8 @@ the closing note counts each distinct interval once, however many tables show it
 no samples, or no folder, is an error (exit 2) that says what is missing:\
 doc/benchmark.md's table of the committed runs is bench/summary's, and a changed cell fails the check:\
 every committed run's report.md is what bench/report makes of its samples now:\
-the order check accepts guests warmed up and in their pair's order, and rejects each kind of wrong sweep"
+the order check accepts guests warmed up and in their pair's order, and rejects each kind of wrong sweep:\
+the nested host's samples become a guest's busy shares, its L1 load and its points on one CPU, the warm-up left out"
 readonly FIX="$RXKIT_TOP/bench/fixtures/bench-report"
 
 usage()
@@ -241,6 +242,29 @@ test_points_ordered()
 	order_rejects missing '^# 2 patched .*insn.csv: 2 points, not 3' missing || rc=1
 	order_rejects state_order '^# 1 patched .*insn.csv: another order than its pair' state_order || rc=1
 	order_rejects one_order '^# all 2 pairs in one order' : 1 || rc=1
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+test_l1_placement()
+{
+	local rc=0
+	# Pair 1's baseline: two points of 10 s (the warm-up's huge counts
+	# must not show); vCPU 0 busy 5 s a point, vCPU 1 10 s, on one L1 CPU
+	# at the second point; the vhost worker 2 s; L1's CPUs 8 s and 9 s.
+	report l1 "{ echo pair,order,tree,pass,place,seconds,host_load,what,id,cpu,busy_s
+		for i in 0 1 2; do
+			b=\$(( i ? 1 : 1000 ))
+			echo 1,AB,baseline,plain,\$i,10,\$(( i + 1 )).50,CPU_0/TCG,7,0,\$(( 5 * b ))
+			echo 1,AB,baseline,plain,\$i,10,\$(( i + 1 )).50,CPU_1/TCG,8,\$(( i == 1 )),\$(( 10 * b ))
+			echo 1,AB,baseline,plain,\$i,10,1.00,vhost-6,9,1,\$(( 2 * b ))
+			echo 1,AB,baseline,plain,\$i,10,1.00,cpu0,-,0,\$(( 8 * b ))
+			echo 1,AB,baseline,plain,\$i,10,1.00,cpu1,-,1,\$(( 9 * b ))
+		done; } > l1.csv" || return "$KSFT_FAIL"
+	expect "$work/l1.md" "the table" '^## Where the nested host ran each guest' || rc=1
+	expect "$work/l1.md" "L1's CPUs" 'L1 has 2 CPUs' || rc=1
+	expect "$work/l1.md" "the guest's row" '^| 1 | baseline | plain | 20.0 | 3.50 | 50% | 100% | 20% | 85% | 1/2 |$' || rc=1
+	report fix || return "$KSFT_FAIL"
+	! grep -q '^## Where the nested host' "$work/fix.md" || { echo "# a table without l1.csv"; rc=1; }
 	[ "$rc" = 0 ] || return "$KSFT_FAIL"
 }
 

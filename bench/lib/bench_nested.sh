@@ -25,13 +25,21 @@ bench_nested_needs()
 
 # nested_sweep: one guest's sweep and ping-pongs behind vhost-vsock, its
 # protocol log as ART/bench_rx/results.log (virtio_run's place), the
-# ping-pongs' lines into OUT/rtt.csv.
+# ping-pongs' lines into OUT/rtt.csv, the samples of where the host ran
+# it into OUT/l1.csv; in the plugin's passes, the plugin in the QEMU of
+# the guest under test (L1's: images/mknested -p), its log ART/insn.log.
 nested_sweep()
 {
-	local rc=0 j=0 p pongs=
+	local rc=0 j=0 p pongs= bh_plugin=
 	host_out="$art/host"
 	# The ping-pongs are the plain pass's alone (the guest's echoes too).
 	[ "$pass" != plain ] || pongs=$rtts
+	NESTED_PLUGIN=
+	case "$pass" in
+	*insn)
+		bh_plugin=$plugin
+		[ "$mode" = host ] || { NESTED_PLUGIN=$plugin; bh_plugin=/rxkit/librxkit-insn.so; } ;;
+	esac
 	ln -sf "$initrd" "$art/initrd.cpio.gz"
 	cat > "$art/env" <<-ENV
 	VH_HOST=bench-host
@@ -42,6 +50,7 @@ nested_sweep()
 	BH_RTT='$pongs'
 	BH_PORT=$PORT
 	BH_RTT_PORT=$RTT_PORT
+	BH_PLUGIN=$bh_plugin
 	ENV
 	if [ "$mode" = nested ]; then
 		run_nested || rc=$?
@@ -58,10 +67,42 @@ nested_sweep()
 		{ echo "# the guest under test never ran (logs: $art)"; return 1; }
 	cp "$host_out/guest.serial.log" "$art/bench_rx/serial.log" 2>/dev/null || true
 	sed 's/^/# host: /' "$host_out/steps.log"
+	if [ -n "$bh_plugin" ]; then
+		cp "$host_out/insn.log" "$art/insn.log" 2>/dev/null ||
+			{ echo "# the plugin left no insn.log (L1's QEMU: $host_out/guest.qemu.log)"; rc=1; }
+	fi
+	l1_rows "$host_out/l1.log" >> "$out/l1.csv" ||
+		{ echo "# no samples of the host in $host_out/l1.log"; rc=1; }
 	for p in $pongs; do
 		rtt_row "$host_out/ping-$j.log" || rc=1
 		j=$((j + 1))
 	done
 	[ "$(host_step points)" = 0 ] && { [ -z "$pongs" ] || [ "$(host_step rtt)" = 0 ]; } || rc=1
 	return "$rc"
+}
+
+# l1_rows LOG: bench-host's samples (LOG) as rows of OUT/l1.csv, a row per
+# point (its place; 0: the warm-up) and CPU or task of the host that ran
+# the guest (L1): wall seconds and the host's load at the point's end,
+# the CPU a task was last on, the busy seconds of each during the point.
+# 1 without samples.
+l1_rows()
+{
+	[ -s "$1" ] || return 1
+	awk -v pfx="$k,$order,$st,$pass" '
+		$3 == "uptime" { up[$1, $2] = $4 }
+		$3 == "load" { load[$2] = $4 }
+		$3 ~ /^cpu[0-9]/ { v[$1, $2, $3] = $4 + $5 + $6 + $9 + $10 + $11
+			at[$1, $2, $3] = substr($3, 4); what[$3] = $3; id[$3] = "-"; n[$2, $3] = 1 }
+		$3 == "task" { v[$1, $2, $4] = $6 + $7; at[$1, $2, $4] = $5
+			what[$4] = $8; id[$4] = $4; n[$2, $4] = 1 }
+		END {
+			for (x in n) {
+				split(x, f, SUBSEP); i = f[1]; t = f[2]
+				if (!(("begin", i, t) in v) || !(("end", i, t) in v)) continue
+				printf "%s,%s,%.2f,%s,%s,%s,%s,%.2f\n", pfx, i, up["end", i] - up["begin", i],
+					load[i], what[t], id[t], at["end", i, t],
+					(v["end", i, t] - v["begin", i, t]) / 100
+			}
+		}' "$1" | sort -t, -k5,5n -k8,8
 }

@@ -26,10 +26,14 @@ guest_pass()
 	VIRTIO_APPEND="rxkit.points=$(echo "$gpoints" | tr -s ' ' ,)"
 	case "$1" in
 	*insn)
+		# Behind vhost-vsock, the QEMU of the guest under test is
+		# bench-host's, which loads the plugin (bench/lib/bench_nested.sh).
 		insn_log=$art/insn.log
-		rm -f "$art/insn.fifo"
-		mkfifo "$art/insn.fifo"
-		VIRTIO_QEMU_ARGS="-plugin $plugin,fifo=$art/insn.fifo,out=$insn_log" ;;
+		if [ "$backend" = vhost-user ]; then
+			rm -f "$art/insn.fifo"
+			mkfifo "$art/insn.fifo"
+			VIRTIO_QEMU_ARGS="-plugin $plugin,fifo=$art/insn.fifo,out=$insn_log"
+		fi ;;
 	esac
 	if [ "$backend" = vhost-user ]; then
 		virtio_run bench_rx '' send_points || rc=$?

@@ -98,3 +98,47 @@ def ref_table(rows, ref):
             median(rows, "baseline", r["payload"], r["recv"], "gbps"),
             median(rows, "patched", r["payload"], r["recv"], "gbps")))
     return o + [""]
+
+
+def l1_kind(what):
+    """A row of l1.csv as one of the table's columns (QEMU names its vCPU
+    threads "CPU N/TCG"; the vhost worker is vhost-PID), or None."""
+    if what in ("CPU_0/TCG", "CPU_1/TCG"):
+        return "vcpu" + what[4]
+    if what.startswith("vhost-"):
+        return "vhost"
+    return "l1cpu" if what.startswith("cpu") else None
+
+
+def l1_table(l1):
+    """Where the nested host (L1) ran each guest over its points (the
+    warm-up, place 0, left out): the busy share of each of the guest's
+    vCPU threads and of the vhost worker, of L1's CPUs, and how many
+    points ended with both vCPU threads on one L1 CPU."""
+    guests, ncpu = {}, len({r["what"] for r in l1 if l1_kind(r["what"]) == "l1cpu"})
+    for r in l1:
+        if r["place"] == "0":
+            continue
+        g = guests.setdefault((r["pair"], r["tree"], r["pass"]),
+                              {"secs": {}, "busy": {}, "cpu": {}, "load": 0.0})
+        g["secs"][r["place"]] = float(r["seconds"])
+        g["load"] = max(g["load"], float(r["host_load"]))
+        kind = l1_kind(r["what"])
+        if kind:
+            g["busy"][kind] = g["busy"].get(kind, 0.0) + float(r["busy_s"])
+        if kind in ("vcpu0", "vcpu1"):
+            g["cpu"][r["place"], kind] = r["cpu"]
+    o = ["## Where the nested host ran each guest (l1.csv)", "",
+         "Busy seconds over the points' seconds (the warm-up left out); L1 has %d CPUs." % ncpu,
+         "", "| pair | kernel | pass | seconds | L1 load (max) | vCPU 0 | vCPU 1 | vhost worker"
+         " | L1's CPUs | points with both vCPUs on one CPU |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for (pair, tree, ps), g in sorted(guests.items(), key=lambda x: (
+            x[0][0] == "control", x[0][0].zfill(4), x[0][1], x[0][2])):
+        secs = sum(g["secs"].values())
+        share = ["%.0f%%" % (100 * g["busy"][k] / (secs * (ncpu if k == "l1cpu" else 1)))
+                 if k in g["busy"] and secs else "-" for k in ("vcpu0", "vcpu1", "vhost", "l1cpu")]
+        one = sum(1 for p in g["secs"] if g["cpu"].get((p, "vcpu0")) is not None
+                  and g["cpu"].get((p, "vcpu0")) == g["cpu"].get((p, "vcpu1")))
+        o.append("| %s | %s | %s | %.1f | %.2f | %s | %d/%d |" % (
+            pair, tree, ps, secs, g["load"], " | ".join(share), one, len(g["secs"])))
+    return o + [""]

@@ -52,13 +52,14 @@ detect_host()
 	esac
 }
 
-# run_nested: boot L1 with job nested_l1; its files come back on its
+# run_nested: boot L1 with job nested_l1 (NESTED_PLUGIN: a TCG plugin for
+# L1's QEMU, images/mknested -p); its files come back on its
 # protocol port and are split into host_out.
 run_nested()
 {
 	local rc=0
-	"$RXKIT_TOP/images/mknested" "$l1_o" "$kernel" "$art/initrd.cpio.gz" "$art/env" \
-		"$art/l1.cpio.gz" > "$art/mknested.log" 2>&1 || {
+	"$RXKIT_TOP/images/mknested" ${NESTED_PLUGIN:+-p "$NESTED_PLUGIN"} "$l1_o" "$kernel" \
+		"$art/initrd.cpio.gz" "$art/env" "$art/l1.cpio.gz" > "$art/mknested.log" 2>&1 || {
 		sed 's/^/# /' "$art/mknested.log"
 		return 1
 	}
