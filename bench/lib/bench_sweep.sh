@@ -57,9 +57,9 @@ guest_pass()
 }
 
 # send_points DIR: the host side of one guest's sweep, its points
-# ($gpoints) one after another (each sender waits for its receiver: -R), then, in the plain pass alone,
-# the ping-pongs; in the instructions passes ($pass *insn) the plugin's
-# marks around each point.
+# ($gpoints) one after another (each sender waits for its receiver: -R),
+# then, in the plain pass alone, the ping-pongs; in the instructions
+# passes ($pass *insn) the plugin's marks around each point.
 send_points()
 {
 	local i=0 p size bytes recv marks=
