@@ -200,7 +200,8 @@ ktap_result "$rc" every_byte_verified
 # Each guest warmed up first, then swept every point once, in its pair's
 # order.
 rc=0
-order_check "$out" "$npts" || rc=1
+# shellcheck disable=SC2086 # the files, as words
+order_check "$npts" "$out/guests.csv" $csvs || rc=1
 ktap_result "$rc" points_ordered
 # No probe while timing or counting instructions: each guest said how
 # many it carried, and only the control's rows have counts.

@@ -212,7 +212,8 @@ order_rejects()
 {
 	ordered_run "$work/$1" "${4:-}"
 	(cd "$work/$1" && $3)
-	order_check "$work/$1" 3 > "$work/$1.out" &&
+	order_check 3 "$work/$1/guests.csv" "$work/$1"/samples.csv "$work/$1"/insn.csv \
+		"$work/$1"/probes.csv > "$work/$1.out" &&
 		{ echo "# $1: accepted"; return 1; }
 	expect "$work/$1.out" "$1" "$2"
 }
@@ -235,7 +236,8 @@ test_points_ordered()
 {
 	local rc=0
 	ordered_run "$work/ordered"
-	order_check "$work/ordered" 3 || { echo "# a good run refused"; rc=1; }
+	order_check 3 "$work/ordered/guests.csv" "$work/ordered"/samples.csv \
+		"$work/ordered"/insn.csv "$work/ordered"/probes.csv || { echo "# a good run refused"; rc=1; }
 	order_rejects no_warmup '^# guest 1 baseline samples: no warm-up first (none)' no_warmup || rc=1
 	order_rejects failed_warmup '^# guest 2 patched insn: no warm-up first (bad)' failed_warmup || rc=1
 	order_rejects twice '^# 1 baseline .*samples.csv: [0-9K]*/64K twice' twice || rc=1

@@ -184,18 +184,16 @@ point_order()
 		}'
 }
 
-# order_check OUT NPTS: every guest of OUT/guests.csv warmed up first
-# (warm-up ok), and swept NPTS points, each once, at the places 1 to NPTS
-# of the rows of OUT/*.csv (the point column); the guests of a pair (both
-# states, every pass) in one order, and the pairs not all in one.  Says
-# what is wrong; 1 then.
+# order_check NPTS GUESTS CSV...: every guest of GUESTS (guests.csv)
+# warmed up first (warm-up ok), and swept NPTS points, each once, at the
+# places 1 to NPTS of the rows of the CSVs (the point column); the guests
+# of a pair (both states, every pass) in one order, and the pairs not all
+# in one.  Says what is wrong; 1 then.
 order_check()
 {
-	local csvs f
-	csvs=$(for f in "$1"/samples.csv "$1"/insn.csv "$1"/probes.csv "$1"/probes-insn.csv; do
-		[ ! -f "$f" ] || echo "$f"; done)
-	# shellcheck disable=SC2086 # the files, as words
-	awk -F, -v n="$2" '
+	local n=$1
+	shift
+	awk -F, -v n="$n" '
 		FNR == 1 { next }
 		FILENAME ~ /guests.csv$/ {
 			if ($10 != "ok") bad["guest " $1 " " $3 " " $4 ": no warm-up first (" ($10 == "" ? "none" : $10) ")"]
@@ -206,21 +204,23 @@ order_check()
 			if ((g, $4) in at) bad[g ": place " $4 " twice"]
 			if (++seen[g, $5 "/" $6] > 1) bad[g ": " $5 "/" $6 " twice"]
 			at[g, $4] = $5 "/" $6; pair[g] = $1; cnt[g]++
+			# The order of a pair: that of its first guest in the files.
+			if (!($1 in first)) first[$1] = g
 		}
 		END {
 			for (g in cnt) {
 				if (cnt[g] != n) bad[g ": " cnt[g] " points, not " n]
 				o = ""
 				for (i = 1; i <= n; i++) o = o " " ((g, i) in at ? at[g, i] : "-")
-				p = pair[g]
-				if (!(p in order)) { order[p] = o; if (p != "control") orders[o]++ }
-				else if (order[p] != o) bad[g ": another order than its pair"]
-				if (p != "control") npairs[p] = 1
+				ord[g] = o
 			}
-			for (p in npairs) np++
+			for (g in cnt)
+				if (ord[g] != ord[first[pair[g]]]) bad[g ": another order than its pair"]
+			for (p in first)
+				if (p != "control") { np++; orders[ord[first[p]]] = 1 }
 			for (o in orders) no++
 			if (np > 1 && n > 1 && no < 2) bad["all " np " pairs in one order"]
 			for (b in bad) { print "# " b; rc = 1 }
 			exit rc
-		}' "$1/guests.csv" $csvs
+		}' "$@"
 }
