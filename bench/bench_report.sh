@@ -14,12 +14,13 @@ PROG=bench_report.sh
 . "$RXKIT_TOP/bench/lib/bench_sweep.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="verdict_words sign_test missing_state control_pass probes_timed intervals_counted refusals doc_current reports_current points_ordered l1_placement"
+readonly TEST_NAMES="verdict_words sign_test missing_state control_pass probes_timed insn_cells intervals_counted refusals doc_current reports_current points_ordered l1_placement"
 readonly TEST_DESCS="an interval above zero is faster, below slower, across it inconclusive; never same:\
 each cell carries the AB and BA means and the pairs won with the two-sided sign test's p:\
 a pair without one state's sample is left out of that change, and the report names it:\
 the counters come from the control pass, and its table shows what the probes cost each kernel:\
 a run whose timed pass carried counts is called timed with the probes set, and its counters say so:\
+the plugin's pass gives the RX worker and the reader each a change with its interval, counted:\
 the closing note counts each distinct interval once, however many tables show it:\
 no samples, or no folder, is an error (exit 2) that says what is missing:\
 doc/benchmark.md's table of the committed runs is bench/summary's, and a changed cell fails the check:\
@@ -125,6 +126,28 @@ test_probes_timed()
 	expect "$work/old.md" "the warning" '^\*\*Timed with the counters. probes set\*\*' || rc=1
 	expect "$work/old.md" "counters' source" '^## Per received RW packet.*probes set in the timed pass' || rc=1
 	! grep -q '^## What the probes cost' "$work/old.md" || { echo "# a cost table without a control"; rc=1; }
+	return "$rc"
+}
+
+# INSN_PASS: an awk program making the plugin's pass (insn.csv) of the
+# fixture's 64K rows: per byte, the worker 10 on the baseline and 7 on the
+# patched kernel, the reader 5 and 1, each pair a little apart.
+readonly INSN_PASS='NR == 1 { print; next }
+$6 == "64K" { f = ($3 == "patched"); d = 1 + $1 / 100
+	$21 = $7 * (f ? 7 : 10) * d; $22 = $7 * (f ? 1 : 5) * d; print }'
+
+test_insn_cells()
+{
+	local rc=0 p
+	report insn "awk -F, -v OFS=, '$INSN_PASS' samples.csv > insn.csv" ||
+		{ sed 's/^/# /' "$work/insn.err"; return "$KSFT_FAIL"; }
+	for p in 64 4K 64K; do
+		expect "$work/insn.md" "$p: the worker's and the reader's changes" \
+			"^| $p | 10\\.[0-9]* | 7\\.[0-9]* | -30\\.[0-9]*% \\[.*\\] fewer;.* | 5\\.[0-9]* | 1\\.[0-9]* | -80\\.[0-9]*% \\[.*\\] fewer;" ||
+			rc=1
+	done
+	# The fixture's three throughput changes, and two a payload here.
+	expect "$work/insn.md" "the count" '^9 distinct intervals above' || rc=1
 	return "$rc"
 }
 
