@@ -137,3 +137,25 @@ group_order()
 			exit bad
 		}' "$work/full.after" "$work/group.after"
 }
+
+# test_help_groups: make help lists each group of the table once, its
+# help beside it, every help starting in one column (the longest name's).
+test_help_groups()
+{
+	MAKEFLAGS= MAKELEVEL= make -s -C "$RXKIT_TOP" help > "$work/help" 2> "$work/help.err" ||
+		{ sed 's/^/# /' "$work/help.err"; return "$KSFT_FAIL"; }
+	sed -n 's/^Group: //p' "$RXKIT_TOP/pipeline/stage-table" |
+		awk 'FNR == NR { want[$1] = 1; n++; next }
+			/^  [a-z]/ && ($1 in want) {
+				seen[$1]++
+				col[match($0, /[^ ]  *[^ ]/) + RLENGTH - 1]++
+			}
+			END {
+				for (g in want)
+					if (seen[g] != 1) { printf "# group %s listed %d times\n", g, seen[g]; bad = 1 }
+				for (c in col) k++
+				if (k != 1) { printf "# the helps start in %d columns\n", k; bad = 1 }
+				if (!bad) printf "# %d groups, their helps in one column\n", n
+				exit bad
+			}' - "$work/help" || return "$KSFT_FAIL"
+}
