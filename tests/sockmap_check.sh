@@ -14,9 +14,9 @@ PROG=sockmap_check.sh
 readonly TEST_NAMES="build cases tracker xfail_whole ab_counts"
 readonly TEST_DESCS="tests/sockmap/check_test and track_test build (-Wall -Werror) with TARGET's kselftest harness:\
 its cases pass, each a subtest (right splits give no violation, among them switches where the next piece begins with the bytes the stream has next and thousands of random ones; loss, repetition, reordering, the wrong side and bytes never written each give their kind's count):\
-track_test's cases pass, each a subtest: the waits for records count a byte read twice once, so a repeat cannot make up for a record on its way (tests/sockmap/track.c):\
+track_test's cases pass, each a subtest; the waits for records count a byte read twice once, so a repeat cannot make up for a record on its way (tests/sockmap/track.c), and a side whose read fails is one violation, not read again, the other side still read (read.c):\
 tests/lib/known.sh known_defects makes a case XFAIL only when every violation it counted is printed and listed and no other expectation failed, and names how many lines each entry matched:\
-pipeline/ab-verdict compares a defect of both trees by its count (job logs through known_defects and pipeline/results to results.json)\: an injected patched-only reordering is a REGRESSION, a small excess INCONCLUSIVE, the same count a KNOWN DEFECT"
+pipeline/ab-verdict compares a defect of both trees by its count (job logs through known_defects and pipeline/results to results.json); an injected patched-only reordering is a REGRESSION, a small excess INCONCLUSIVE, the same count a KNOWN DEFECT"
 
 usage()
 {

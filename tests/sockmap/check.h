@@ -74,6 +74,7 @@ struct side {
 	size_t npieces, pieces_cap;
 	__u32 records;			/* records with bytes on this side */
 	bool eof;
+	int err;			/* errno of a failed read: not read again */
 	size_t track_p;			/* side_track(): bytes looked at */
 	size_t track_from;		/* where its run began */
 	__u64 track_at;			/* the stream offset of byte track_p */

@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The sockets and the record flow of the sockmap hand-off test (io.h): the
- * sender thread, the receiver's reads of S and U, the switches between
- * verdict states, and the vsock pair (over loopback or through the host).
+ * sender thread, the switches between verdict states, and the vsock pair
+ * (over loopback or through the host); the receiver's reads are read.c's.
  */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -21,14 +19,6 @@
 #include "bpf.h"
 #include "check.h"
 #include "io.h"
-
-__u64 now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 unsigned int env_uint(const char *name, unsigned int def)
 {
@@ -84,66 +74,6 @@ void *sender(void *arg)
 	if (f->shut)
 		shutdown(f->fd, SHUT_WR);
 	return NULL;
-}
-
-/*
- * One non-blocking read of side s, fed to the checker; returns the bytes
- * read, 0 at EOF or when nothing was there, -1 on an error (printed).
- */
-ssize_t side_read(struct check *c, struct side *s, unsigned char *buf)
-{
-	ssize_t n;
-
-	if (s->eof)
-		return 0;
-	n = recv(s->fd, buf, IO_SIZE, MSG_DONTWAIT);
-	if (n < 0) {
-		if (errno == EAGAIN || errno == EINTR)
-			return 0;
-		violation(c, "%s: recv: %s", s->name, strerror(errno));
-		return -1;
-	}
-	if (n == 0) {
-		s->eof = true;
-		return 0;
-	}
-	side_feed(c, s, buf, n);
-	return n;
-}
-
-/* Read both sides for ms milliseconds. */
-void read_for(struct check *c, struct side *sides, int nsides,
-	      unsigned char *buf, unsigned int ms)
-{
-	__u64 end = now_ms() + ms;
-	struct pollfd pfd[2];
-	int i;
-
-	do {
-		for (i = 0; i < nsides; i++) {
-			pfd[i].fd = sides[i].fd;
-			pfd[i].events = POLLIN;
-		}
-		poll(pfd, nsides, 5);
-		for (i = 0; i < nsides; i++)
-			if (side_read(c, &sides[i], buf) < 0)
-				return;
-	} while (now_ms() < end);
-}
-
-/*
- * Read side s until one read returns less than a full buffer: its receive
- * queue was then empty, so no skb is left partly read.  Returns false
- * when it never did.
- */
-bool drain(struct check *c, struct side *s, unsigned char *buf)
-{
-	int i;
-
-	for (i = 0; i < 10000; i++)
-		if (side_read(c, s, buf) < IO_SIZE)
-			return true;
-	return false;
 }
 
 /* Switch to the state of sides new_sides: epoch odd while op runs. */

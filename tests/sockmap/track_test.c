@@ -4,13 +4,19 @@
  * for records on their way, on the host, no kernel.  Bytes read twice
  * must count once (on one side or both), so a repeat cannot make up for
  * a record still missing; a record in pieces across reads and sides
- * counts when its last piece is in, however short.  Run by
+ * counts when its last piece is in, however short.  And read_for()
+ * (read.c), which feeds the waits: a side whose read fails is one
+ * violation and is not read again, the other side still is.  Run by
  * tests/sockmap_check.sh.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
 
 #include "kselftest_harness.h"
+#include "io.h"
 #include "rig.h"
 
 #define TOTAL	2000
@@ -149,6 +155,40 @@ TEST(foreign_bytes)
 	EXPECT_TRUE(all_in(r, 164));
 	EXPECT_FALSE(all_in(r, 165));
 	EXPECT_EQ((__u64)100 * REC, r->c.arrived);
+	rig_free(r);
+}
+
+/*
+ * S fails every read (a pipe: recv() gives ENOTSOCK, and poll() says it
+ * is readable), U holds 100 records: one violation, S's error kept, U
+ * read whole; a second read_for() does not read S again.
+ */
+TEST(failed_side_once)
+{
+	struct rig *r = rig_new(TOTAL, SIDE_S | SIDE_U);
+	unsigned char b[100 * REC], *buf = malloc(IO_SIZE);
+	int p[2], u[2];
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, u));
+	ASSERT_EQ(1, write(p[1], "x", 1));
+	stream_fill(b, 0, sizeof(b));
+	ASSERT_EQ((ssize_t)sizeof(b), write(u[1], b, sizeof(b)));
+	r->s[S].fd = p[0];
+	r->s[U].fd = u[0];
+	read_for(&r->c, r->s, 2, buf, 50);
+	EXPECT_EQ(1U, r->c.errors);
+	EXPECT_EQ(ENOTSOCK, r->s[S].err);
+	EXPECT_EQ(sizeof(b), r->s[U].bytes);
+	EXPECT_TRUE(all_in(r, 100));
+	read_for(&r->c, r->s, 2, buf, 20);
+	EXPECT_EQ(1U, r->c.errors);
+	close(p[0]);
+	close(p[1]);
+	close(u[0]);
+	close(u[1]);
+	free(buf);
 	rig_free(r);
 }
 
