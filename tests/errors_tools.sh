@@ -24,7 +24,7 @@ tests/cleanroot.sh --scan names the Debian package of each command a log says wa
 pipeline/gitlab refuses a stale .gitlab-ci.yml, a stage map out of order and a need naming no job:\
 images/mkbpftests refuses a vmlinux without BTF and a tree no case of the BPF selftests applies to:\
 ci/repo refuses an unknown or unpackaged flavour and an unknown suite, puts each flavour in its suite and component, keeps earlier versions:\
-a suite's own options are checked: tests/packages_boot.sh names the cloud A/B's other side debian (--tree baseline, and --tree debian of the guest flavour, are refused with the command to run); tests/vsock_sockmap.sh refuses a --rounds or --phase-ms that is no number:\
+a suite's own options are checked, and its descriptions counted; tests/packages_boot.sh names the cloud A/B's other side debian (--tree baseline, and --tree debian of the guest flavour, are refused with the command to run); tests/vsock_sockmap.sh refuses a --rounds or --phase-ms that is no number:\
 tests/lib/image_vm.sh's tcg_fault takes the recorded early int3 oops of Debian's 6.12 under TCG for QEMU's, and refuses an int3 after /init, one with a module loaded, another early oops and a console without one"
 
 usage()
@@ -287,6 +287,9 @@ test_suite_options_refused()
 		"$s" --rounds 12x 7.3 || return "$KSFT_FAIL"
 	expect_fail "$work/ms.err" "^vsock_sockmap: error: --phase-ms needs a number$" \
 		"$s" --phase-ms || return "$KSFT_FAIL"
+	split_suite "the first:the second" || return "$KSFT_FAIL"
+	expect_fail "$work/split.err" "^split.sh: error: TEST_DESCS has 3 descriptions for 2 tests; run: tests/split.sh -l, " \
+		split_suite "the first:the second: split" || return "$KSFT_FAIL"
 }
 
 # shellcheck disable=SC2086

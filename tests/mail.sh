@@ -11,7 +11,7 @@ PROG=mail.sh
 . "$RXKIT_TOP/tests/lib.sh"
 
 readonly TEST_NAMES="writes applies checkpatch_fails refuses_sender report_current"
-readonly TEST_DESCS="a cover letter and the patches of ci/mail.d/patches, each with the series' code, the sender's From: and Signed-off-by:, To: and Cc:, and nothing of the kit's:git apply --check of the written patches on the whole pristine tree:a patch checkpatch.pl --strict finds fault with stops ci/mail, naming it:a sender in a reserved domain, one not 'Name <address>' and none at all are refused:doc/reports/read-skb-fix-netdev.txt is what ci/mail --report writes"
+readonly TEST_DESCS="a cover letter and the patches of ci/mail.d/patches, each with the series' code, the sender's From and Signed-off-by, To and Cc, and nothing of the kit's:git apply --check of the written patches on the whole pristine tree:a patch checkpatch.pl --strict finds fault with stops ci/mail, naming it:a sender in a reserved domain, one not 'Name <address>' and none at all are refused:doc/reports/read-skb-fix-netdev.txt is what ci/mail --report writes"
 readonly SENDER='A. Sender <sender@example.org>'
 readonly REPORT="$RXKIT_TOP/doc/reports/read-skb-fix-netdev.txt"
 

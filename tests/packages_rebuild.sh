@@ -24,7 +24,7 @@ PROG=packages_rebuild
 readonly TEST_NAMES="reproducible revision upgrade deb_dbg deb_clean_build"
 readonly TEST_DESCS="a second package build from the same sources is byte-identical, source packages too:\
 ci/package at revision 2 (RXKIT_PKG_REVISION) makes the same packages but for the version's revision:\
-revision 1 from ci/repo installed through the metapackages, revision 2 published: apt and dnf upgrade, revision 1 stays installable:\
+revision 1 from ci/repo installed through the metapackages, revision 2 published, apt and dnf upgrade, revision 1 stays installable:\
 a configuration with debug info adds a linted -dbg package of unstripped vmlinux and modules:\
 the source package builds in a clean buildd-like root from its Build-Depends, the kit's files"
 

@@ -19,7 +19,7 @@ PROG=vsock_vhost_user
 
 # In the manner of vmtest.sh: each test and what it checks.
 readonly TEST_NAMES="boot_device host_to_guest host_to_guest_streams host_to_guest_shapes guest_to_host guest_to_host_64k vsock_test_host"
-readonly TEST_DESCS="the guest boots with the virtio-vsock device and its driver binds:one stream host to guest, every byte checked:four streams host to guest at once:host to guest in the write and read shapes of tests/data/h2g-shapes:one stream guest to host, every byte checked:guest to host in 64 KiB writes:the tree's vsock_test between host and guest (skipped with its reason: the backend gives the host no AF_VSOCK)"
+readonly TEST_DESCS="the guest boots with the virtio-vsock device and its driver binds:one stream host to guest, every byte checked:four streams host to guest at once:host to guest in the write and read shapes of tests/data/h2g-shapes:one stream guest to host, every byte checked:guest to host in 64 KiB writes:the tree's vsock_test between host and guest (skipped with its reason, as the backend gives the host no AF_VSOCK)"
 readonly GUEST_CID=3
 # Host-to-guest sizes by flavour (a stream; each of four streams).
 readonly BYTES_FILE="$RXKIT_TOP/tests/data/h2g-bytes"

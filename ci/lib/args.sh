@@ -98,11 +98,17 @@ test_choice()
 }
 
 # tests_chosen: TESTS, the tests -t and -T leave of $TEST_NAMES (all of
-# them without -t), in its order.
+# them without -t), in its order.  Dies when $TEST_DESCS has not one
+# description a name (a ':' inside one shifts every later one in -l).
 # shellcheck disable=SC2034 # TESTS: the suite's
 tests_chosen()
 {
-	local n=
+	local n= nd
+	nd=$(printf '%s\n' "$TEST_DESCS" | awk -F: '{ n += NF } END { print n }')
+	# shellcheck disable=SC2086 # the names, as words
+	set -- $TEST_NAMES
+	[ "$nd" = $# ] ||
+		die "TEST_DESCS has $nd descriptions for $# tests; run: ${0#"$RXKIT_TOP"/} -l, and take the ':' out of the description it shows split"
 	TESTS=
 	for n in $TEST_NAMES; do
 		case " ${TESTS_ONLY:-$n} " in *" $n "*) ;; *) continue ;; esac

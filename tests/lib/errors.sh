@@ -108,3 +108,26 @@ ab_json()
 		'{"name": "job", "status": "pass", "seconds": 1, "cases": [' "$c1" "$c2" \
 		'{"name": "case three", "status": "skip", "reason": "reason"}' > "$1"
 }
+
+# split_suite DESCS: a made-up suite of two tests described by DESCS, in
+# a kit of links to this one ($work/split), run with -t one.
+split_suite()
+{
+	local k="$work/split"
+	rm -rf "$k"
+	mkdir -p "$k/tests"
+	ln -s "$RXKIT_TOP/ci" "$k/ci"
+	ln -s "$RXKIT_TOP/tests/lib.sh" "$RXKIT_TOP/tests/lib" "$RXKIT_TOP/tests/data" "$k/tests/"
+	cat > "$k/tests/split.sh" <<-SUITE
+	#!/bin/sh
+	set -eu
+	PROG=split.sh
+	. "\$(dirname "\$0")/../ci/lib.sh"
+	. "\$RXKIT_TOP/tests/lib.sh"
+	readonly TEST_NAMES="one two"
+	readonly TEST_DESCS="$1"
+	usage() { echo "usage: tests/split.sh [-l]"; }
+	suite_alone "\$@"
+	SUITE
+	sh "$k/tests/split.sh" -t one
+}
