@@ -41,7 +41,7 @@ help:
 	@echo 'make mail        the kit'"'"'s fix and its selftest as a series for netdev, in'
 	@echo '                 out/$(TARGET)/mail/ (ci/mail; never sent; RXKIT_MAINTAINER the sender)'
 	@echo 'make GROUP       the stages of GROUP alone (pipeline/stage-table; make -n GROUP lists them):'
-	@{ $(foreach g,$(GROUPS),printf '%s\t%s\n' '$(g)' '$(subst ','"'"',$(group-help.$(g)))';) } | \
+	@printf '%s\t%s\n' $(foreach g,$(GROUPS),'$(g)' '$(subst ','"'"',$(group-help.$(g)))') | \
 		awk -F '\t' '{ g[NR] = $$1; h[NR] = $$2; if (length($$1) > w) w = length($$1) } \
 			END { for (i = 1; i <= NR; i++) printf "  %-" w "s %s\n", g[i], h[i] }'
 	@echo 'TARGET=$(TARGET) ($(KNOWN)), JOBS=$(JOBS), RXKIT_CACHE, RXKIT_OUT, RXKIT_ACCEL=auto|kvm|tcg'
