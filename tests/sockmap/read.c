@@ -21,6 +21,12 @@ __u64 now_ms(void)
 	return (__u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Side s is read no more: it reached EOF, or a read of it failed. */
+static bool side_done(const struct side *s)
+{
+	return s->eof || s->err;
+}
+
 /*
  * One non-blocking read of side s, fed to the checker; returns the bytes
  * read, 0 at EOF, when nothing was there or once a read failed, -1 on the
@@ -31,7 +37,7 @@ ssize_t side_read(struct check *c, struct side *s, unsigned char *buf)
 {
 	ssize_t n;
 
-	if (s->eof || s->err)
+	if (side_done(s))
 		return 0;
 	n = recv(s->fd, buf, IO_SIZE, MSG_DONTWAIT);
 	if (n < 0) {
@@ -58,13 +64,11 @@ void read_for(struct check *c, struct side *sides, int nsides,
 {
 	__u64 end = now_ms() + ms;
 	struct pollfd pfd[2];
-	bool done;
 	int i;
 
 	do {
 		for (i = 0; i < nsides; i++) {
-			done = sides[i].eof || sides[i].err;
-			pfd[i].fd = done ? -1 : sides[i].fd;
+			pfd[i].fd = side_done(&sides[i]) ? -1 : sides[i].fd;
 			pfd[i].events = POLLIN;
 		}
 		poll(pfd, nsides, 5);
