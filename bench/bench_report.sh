@@ -12,9 +12,10 @@ PROG=bench_report.sh
 . "$(dirname "$0")/../ci/lib.sh"
 . "$RXKIT_TOP/tests/lib.sh"
 . "$RXKIT_TOP/bench/lib/bench_sweep.sh"
+. "$RXKIT_TOP/bench/lib/bench_nested.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="verdict_words sign_test missing_state control_pass probes_timed insn_cells intervals_counted refusals doc_current reports_current points_ordered l1_placement"
+readonly TEST_NAMES="verdict_words sign_test missing_state control_pass probes_timed insn_cells intervals_counted refusals doc_current reports_current points_ordered l1_placement host_placement payloads_chosen"
 readonly TEST_DESCS="an interval above zero is faster, below slower, across it inconclusive; never same:\
 each cell carries the AB and BA means and the pairs won with the two-sided sign test's p:\
 a pair without one state's sample is left out of that change, and the report names it:\
@@ -26,7 +27,9 @@ no samples, or no folder, is an error (exit 2) that says what is missing:\
 doc/benchmark.md's table of the committed runs is bench/summary's, and a changed cell fails the check:\
 every committed run's report.md is what bench/report makes of its samples now:\
 the order check accepts guests warmed up and in their pair's order, and rejects each kind of wrong sweep:\
-the nested host's samples become a guest's busy shares, its L1 load and its points on one CPU, the warm-up left out"
+the nested host's samples become a guest's busy shares, its L1 load and its points on one CPU, the warm-up left out:\
+this machine's samples of L1's vCPU threads become their busy seconds, CPUs, moves and shared seconds, in the report:\
+--payloads keeps its payloads' points, refuses one the sweep lacks, and a sweep of 64B alone gets its tables"
 readonly FIX="$RXKIT_TOP/bench/fixtures/bench-report"
 
 usage()
@@ -291,6 +294,53 @@ test_l1_placement()
 	report fix || return "$KSFT_FAIL"
 	! grep -q '^## Where the nested host' "$work/fix.md" || { echo "# a table without l1.csv"; rc=1; }
 	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+# test_host_placement: host_rows on made-up host_sampler lines (USER_HZ
+# 100): in three seconds vCPU 0 busy on CPUs 0, 1, 1 and vCPU 1 on 0, 1,
+# 0, so on one CPU in the first two and apart in the third; QEMU's main
+# thread left out.
+test_host_placement()
+{
+	local rc=0
+	printf '%s\n' "100 7 0 0 qemu-system-x86" "100 8 0 0 CPU_0/TCG" "100 9 1 0 CPU_1/TCG" \
+		"101 7 1 900 qemu-system-x86" "101 8 0 100 CPU_0/TCG" "101 9 0 50 CPU_1/TCG" \
+		"102 8 1 200 CPU_0/TCG" "102 9 1 150 CPU_1/TCG" \
+		"103 8 1 300 CPU_0/TCG" "103 9 0 250 CPU_1/TCG" > "$work/host.log"
+	(k=2 order=BA st=patched pass=insn; host_rows "$work/host.log") > "$work/host.rows" ||
+		{ echo "# host_rows failed"; rc=1; }
+	printf '%s\n' "2,BA,patched,insn,CPU_0/TCG,3,3,3.00,0:33 1:67,1,67" \
+		"2,BA,patched,insn,CPU_1/TCG,3,3,2.50,0:67 1:33,3,67" | diff - "$work/host.rows" |
+		sed 's/^/# /' | grep . && rc=1
+	: > "$work/empty.log"
+	(k=1 order=AB st=baseline pass=plain; host_rows "$work/empty.log") && { echo "# rows without samples"; rc=1; }
+	report host "{ echo pair,order,tree,pass,thread,seconds,busy_samples,busy_s,cpus,moves,shared_pct
+		cat '$work/host.rows'; } > host.csv" || return "$KSFT_FAIL"
+	expect "$work/host.md" "the table" "^## Where this machine ran the nested host's vCPUs" || rc=1
+	expect "$work/host.md" "vCPU 1's row" '^| 2 | patched | insn | 3 | CPU 1/TCG | 3 | 2.50 | 0:67 1:33 | 3 | 67% |$' || rc=1
+	[ "$rc" = 0 ] || return "$KSFT_FAIL"
+}
+
+# test_payloads_chosen: bench.sh's --payloads (sweep_points) and the
+# report of a sweep of one payload.
+test_payloads_chosen()
+{
+	local rc=0 pts=
+	pts=$(POINTS_FILE="$RXKIT_TOP/bench/data/bench-points" sweep_points 4 64) || rc=1
+	[ "$pts" = "64:256K:64K 64:256K:64 " ] || { echo "# --payloads 64: '$pts'"; rc=1; }
+	pts=$(POINTS_FILE="$RXKIT_TOP/bench/data/bench-points" sweep_points 2 4K,64K) || rc=1
+	[ "$pts" = "4K:128M:64K 4K:128M:4K 64K:128M:64K " ] || { echo "# --payloads 4K,64K: '$pts'"; rc=1; }
+	(POINTS_FILE="$RXKIT_TOP/bench/data/bench-points" sweep_points 4 512) \
+		> /dev/null 2> "$work/payloads.err" && { echo "# 512 accepted for the nested sweep"; rc=1; }
+	expect "$work/payloads.err" "the refusal" \
+		"error: --payloads: this sweep has no payload '512' .*; run: --payloads with some of: 64,256,1K,4K,64K$" || rc=1
+	report one "for f in samples.csv probes.csv; do awk -F, 'NR == 1 || \$5 == 64' \$f > x && mv x \$f; done" ||
+		{ sed 's/^/# /' "$work/one.err"; return "$KSFT_FAIL"; }
+	row "$work/one.md" 64 | grep -q '^| 64 | ' || { echo "# no 64B row"; rc=1; }
+	row "$work/one.md" 4K | grep -q . && { echo "# a 4K row in a 64B sweep"; rc=1; }
+	sed -n '/^## Per received RW packet/,/^## /p' "$work/one.md" | grep -q '^| 64 | baseline | [0-9]' ||
+		{ echo "# no counter row at 64B"; rc=1; }
+	return "$rc"
 }
 
 # shellcheck disable=SC2086

@@ -26,7 +26,8 @@ bench_nested_needs()
 # nested_sweep: one guest's sweep and ping-pongs behind vhost-vsock, its
 # protocol log as ART/bench_rx/results.log (virtio_run's place), the
 # ping-pongs' lines into OUT/rtt.csv, the samples of where the host ran
-# it into OUT/l1.csv; in the plugin's passes, the plugin in the QEMU of
+# it into OUT/l1.csv (and, nested, where this machine ran L1's vCPU threads
+# into OUT/host.csv); in the plugin's passes, the plugin in the QEMU of
 # the guest under test (L1's: images/mknested -p), its log ART/insn.log.
 nested_sweep()
 {
@@ -53,7 +54,10 @@ nested_sweep()
 	BH_PLUGIN=$bh_plugin
 	ENV
 	if [ "$mode" = nested ]; then
+		NESTED_HOST_SAMPLES="$art/host-samples.log"
 		run_nested || rc=$?
+		host_rows "$NESTED_HOST_SAMPLES" >> "$out/host.csv" ||
+			{ echo "# no samples of L1's vCPU threads in $NESTED_HOST_SAMPLES"; rc=1; }
 	else
 		# shellcheck disable=SC1091,SC2046
 		(set -a; . "$art/env"; VH_PROGS=$art_tools VH_CID=$((1000 + $$ % 60000))
@@ -105,4 +109,43 @@ l1_rows()
 					(v["end", i, t] - v["begin", i, t]) / 100
 			}
 		}' "$1" | sort -t, -k5,5n -k8,8
+}
+
+# host_rows LOG: host_sampler's lines (LOG) of L1's QEMU as rows of
+# OUT/host.csv, a row per vCPU thread of L1 over the guest's whole run
+# (L1's boot included): the seconds sampled, the samples in which the
+# thread was busy, its busy seconds, the CPUs of this machine it was on
+# in those samples ("CPU:percent" words), how often it moved between
+# them, and the percentage of them in which another vCPU thread of L1
+# was busy on its CPU.  1 without samples.
+host_rows()
+{
+	[ -s "$1" ] || return 1
+	awk -v pfx="$k,$order,$st,$pass" -v hz="$(getconf CLK_TCK)" '
+		$5 ~ /^CPU_[0-9]+\/(TCG|KVM)$/ {
+			if (!($1 in seen)) { seen[$1] = 1; at[++nt] = $1 }
+			cpu[$1, $5] = $3; tk[$1, $5] = $4; names[$5] = 1
+			if ($3 > maxc) maxc = $3
+		}
+		function busy(a, b, n) { return ((a, n) in tk) && ((b, n) in tk) && tk[b, n] > tk[a, n] }
+		END {
+			if (nt < 2) exit 1
+			for (i = 2; i <= nt; i++) {
+				a = at[i - 1]; b = at[i]
+				for (n in names) {
+					if (!busy(a, b, n)) continue
+					ticks[n] += tk[b, n] - tk[a, n]; act[n]++; on[n, cpu[b, n]]++
+					if (cpu[b, n] != cpu[a, n]) moves[n]++
+					for (m in names)
+						if (m != n && busy(a, b, m) && cpu[b, m] == cpu[b, n]) { shared[n]++; break }
+				}
+			}
+			for (n in names) {
+				w = ""
+				for (c = 0; c <= maxc; c++)
+					if (on[n, c]) w = w (w == "" ? "" : " ") c ":" int(100 * on[n, c] / act[n] + 0.5)
+				printf "%s,%s,%.0f,%d,%.2f,%s,%d,%.0f\n", pfx, n, at[nt] - at[1], act[n],
+					ticks[n] / hz, w == "" ? "-" : w, moves[n], act[n] ? 100 * shared[n] / act[n] : 0
+			}
+		}' "$1" | sort -t, -k5,5
 }

@@ -161,6 +161,50 @@ ref_rows()
 	return "$rc"
 }
 
+# sweep_points COLUMN [PAYLOADS]: the points of POINTS_FILE's COLUMN (2
+# FULL, 3 SMOKE, 4 NESTED) as "PAYLOAD:BYTES:RECV" words, each payload
+# into a 64 KiB recv() and into one of its own size (once for 64K);
+# PAYLOADS (comma-separated): only those, each one the column measures.
+sweep_points()
+{
+	local p= pts=
+	pts=$(awk -v col="$1" -v want=",$2," '!/^#/ && NF && $col != "-" &&
+		$1 !~ /^warmup:/ && (want == ",," || index(want, "," $1 ",")) {
+			printf "%s:%s:64K ", $1, $col
+			if ($1 != "64K") printf "%s:%s:%s ", $1, $col, $1 }' "$POINTS_FILE")
+	for p in $(echo "$2" | tr , ' '); do
+		case " $pts" in
+		*" $p:"*) ;;
+		*) die "--payloads: this sweep has no payload '$p' in $POINTS_FILE; run: --payloads with some of: $(awk -v col="$1" \
+			'!/^#/ && NF && $col != "-" && $1 !~ /^warmup:/ { printf "%s%s", s, $1; s = "," }' \
+			"$POINTS_FILE")" ;;
+		esac
+	done
+	[ -n "$pts" ] || die "no points in $POINTS_FILE"
+	printf '%s\n' "$pts"
+}
+
+# packet_checks: the KTAP lines of the counts per received RW packet at
+# 64-byte writes into a 64 KiB recv(), each state's in the control's
+# probes pass: about one lock and one lookup a packet on the baseline, at
+# most half of one on the patched kernel (batches of up to 64).
+packet_checks()
+{
+	local lock_b= lookup_b= lock_p= lookup_p= rc=0
+	lock_b=$(per_packet baseline 16)
+	lookup_b=$(per_packet baseline 17)
+	lock_p=$(per_packet patched 16)
+	lookup_p=$(per_packet patched 17)
+	echo "# 64B into 64K, a packet: baseline $lock_b locks, $lookup_b lookups; patched $lock_p locks, $lookup_p lookups"
+	awk -v l="$lock_b" -v u="$lookup_b" 'BEGIN { exit !(l >= 0.8 && u >= 0.8) }' ||
+		{ echo "# the baseline does not take a lock and a lookup a packet: the counters are wrong"; rc=1; }
+	ktap_result "$rc" baseline_one_lock_a_packet
+	rc=0
+	awk -v l="$lock_p" -v u="$lookup_p" 'BEGIN { exit !(l >= 0 && l <= 0.5 && u >= 0 && u <= 0.5) }' ||
+		{ echo "# the patched kernel does not batch: $lock_p locks, $lookup_p lookups a packet"; rc=1; }
+	ktap_result "$rc" patched_batches
+}
+
 # per_packet TREE COLUMN: COLUMN's count over the RW packets' in the
 # control's probes pass (-1: none).
 per_packet()

@@ -142,3 +142,22 @@ def l1_table(l1):
         o.append("| %s | %s | %s | %.1f | %.2f | %s | %d/%d |" % (
             pair, tree, ps, secs, g["load"], " | ".join(share), one, len(g["secs"])))
     return o + [""]
+
+
+def host_table(host):
+    """Where this machine ran the nested host's vCPU threads over each
+    guest's whole run (host.csv: bench/lib/bench_nested.sh's host_rows)."""
+    o = ["## Where this machine ran the nested host's vCPUs (host.csv)", "",
+         "Sampled once a second over each guest's whole run, L1's boot included."
+         " CPUs: this machine's CPU a vCPU thread of L1 was on in the samples"
+         " it was busy (CPU:%); moves: changes of CPU between those samples;"
+         " shared: the % of them in which another vCPU thread of L1 was busy on"
+         " the same CPU.", "",
+         "| pair | kernel | pass | seconds | thread | busy samples | busy s | CPUs | moves | shared |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in sorted(host, key=lambda r: (r["pair"] == "control", r["pair"].zfill(4),
+                                         r["tree"], r["pass"], r["thread"])):
+        o.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%% |" % (
+            r["pair"], r["tree"], r["pass"], r["seconds"], r["thread"].replace("_", " "),
+            r["busy_samples"], r["busy_s"], r["cpus"], r["moves"], r["shared_pct"]))
+    return o + [""]

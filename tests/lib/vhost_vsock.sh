@@ -53,18 +53,26 @@ detect_host()
 }
 
 # run_nested: boot L1 with job nested_l1 (NESTED_PLUGIN: a TCG plugin for
-# L1's QEMU, images/mknested -p); its files come back on its
+# L1's QEMU, images/mknested -p; NESTED_HOST_SAMPLES: a file for
+# host_sampler's lines of L1's QEMU); its files come back on its
 # protocol port and are split into host_out.
 run_nested()
 {
-	local rc=0
+	local rc=0 sampler=
 	"$RXKIT_TOP/images/mknested" ${NESTED_PLUGIN:+-p "$NESTED_PLUGIN"} "$l1_o" "$kernel" \
 		"$art/initrd.cpio.gz" "$art/env" "$art/l1.cpio.gz" > "$art/mknested.log" 2>&1 || {
 		sed 's/^/# /' "$art/mknested.log"
 		return 1
 	}
+	rm -f "$art/l1.pid"
+	if [ -n "${NESTED_HOST_SAMPLES:-}" ]; then
+		host_sampler "$art/l1.pid" "$NESTED_HOST_SAMPLES" "$$" &
+		sampler=$!
+	fi
 	guest_run -j "$NESTED_TIMEOUT" "$art/l1" "$l1_o/arch/x86/boot/bzImage" \
-		"$art/l1.cpio.gz" nested_l1 "${accel%% *}" -m 3072 || rc=$?
+		"$art/l1.cpio.gz" nested_l1 "${accel%% *}" -m 3072 -pidfile "$art/l1.pid" \
+		-name l1,debug-threads=on || rc=$?
+	[ -z "$sampler" ] || { kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true; }
 	mkdir -p "$host_out"
 	tr -d '\r' < "$art/l1/results.log" | awk -v dir="$host_out" '
 		/^RXKIT: file-end/ { if (f) close(f); f = ""; next }
@@ -73,6 +81,26 @@ run_nested()
 	grep '^RXKIT: \(step\|guest\) ' "$art/l1/results.log" | tr -d '\r' \
 		> "$host_out/steps.log"
 	return "$rc"
+}
+
+# host_sampler PIDFILE OUT PARENT: once a second while PARENT lives, a
+# line to OUT for each thread of the process PIDFILE names (when there is
+# one: it starts late, and may start twice): this machine's uptime, the
+# thread's id, the CPU it last ran on, its user and system ticks, its name
+# (spaces as '_': "CPU_0/TCG").
+host_sampler()
+{
+	local pid=
+	while kill -0 "$3" 2>/dev/null; do
+		pid=$(cat "$1" 2>/dev/null) || pid=
+		[ -z "$pid" ] || [ ! -d "/proc/$pid/task" ] ||
+			awk -v up="$(cut -d' ' -f1 /proc/uptime)" '{
+				name = $0; sub(/^[0-9]+ \(/, "", name); sub(/\) [A-Za-z] .*$/, "", name)
+				rest = $0; sub(/^.*\) /, "", rest); split(rest, f, " ")
+				gsub(/ /, "_", name); print up, $1, f[37], f[12] + f[13], name
+			}' /proc/"$pid"/task/*/stat >> "$2" 2>/dev/null || true
+		sleep 1
+	done
 }
 
 # run_host: this machine is the host.
