@@ -167,21 +167,24 @@ ref_rows()
 # PAYLOADS (comma-separated): only those, each one the column measures.
 sweep_points()
 {
-	local p= pts=
-	pts=$(awk -v col="$1" -v want=",$2," '!/^#/ && NF && $col != "-" &&
-		$1 !~ /^warmup:/ && (want == ",," || index(want, "," $1 ",")) {
-			printf "%s:%s:64K ", $1, $col
-			if ($1 != "64K") printf "%s:%s:%s ", $1, $col, $1 }' "$POINTS_FILE")
+	local all= x= p=
+	# PAYLOAD:BYTES of every payload the column measures, in the file's order.
+	all=$(awk -v col="$1" '!/^#/ && NF && $col != "-" && $1 !~ /^warmup:/ {
+		printf "%s%s:%s", s, $1, $col; s = " " }' "$POINTS_FILE")
+	[ -n "$all" ] || die "no points in $POINTS_FILE"
 	for p in $(echo "$2" | tr , ' '); do
-		case " $pts" in
+		case " $all" in
 		*" $p:"*) ;;
-		*) die "--payloads: this sweep has no payload '$p' in $POINTS_FILE; run: --payloads with some of: $(awk -v col="$1" \
-			'!/^#/ && NF && $col != "-" && $1 !~ /^warmup:/ { printf "%s%s", s, $1; s = "," }' \
-			"$POINTS_FILE")" ;;
+		*) die "--payloads: this sweep has no payload '$p' in $POINTS_FILE; run: --payloads with some of: $(echo "$all" | sed 's/:[^ ]*//g; s/ /,/g')" ;;
 		esac
 	done
-	[ -n "$pts" ] || die "no points in $POINTS_FILE"
-	printf '%s\n' "$pts"
+	for x in $all; do
+		p=${x%%:*}
+		case ",${2:-$p}," in
+		*",$p,"*) printf '%s:64K ' "$x"; [ "$p" = 64K ] || printf '%s:%s ' "$x" "$p" ;;
+		esac
+	done
+	echo
 }
 
 # packet_checks: the KTAP lines of the counts per received RW packet at
