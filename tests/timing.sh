@@ -12,8 +12,8 @@ PROG=timing.sh
 . "$RXKIT_TOP/tests/lib.sh"
 
 # In the manner of vmtest.sh: each test and what it checks.
-readonly TEST_NAMES="kit_files trees refuses_changed refuses_unlisted apply_rewrites scaled_factor time_scale census_report census_races"
-readonly TEST_DESCS="the kit's own waits are the rows of its files:every prepared tree's waits are its target's rows:a tree whose listed wait changed value stops the build:a tree with a wait the inventory does not list stops the build:apply rewrites the scale rows' lines and nothing else, and the result compiles:rxkit_scaled() multiplies by RXKIT_TIME_SCALE, refuses bad factors, saturates:the factor of each run, RXKIT_TIME_SCALE taking its place, a bad one refused:the census names a flaky case, a failed one and a run without results, and passes steady runs and known races:an xfail is a known race only when all its defects are races"
+readonly TEST_NAMES="kit_files trees refuses_changed refuses_unlisted apply_rewrites scaled_factor time_scale census_report census_races census_record"
+readonly TEST_DESCS="the kit's own waits are the rows of its files:every prepared tree's waits are its target's rows:a tree whose listed wait changed value stops the build:a tree with a wait the inventory does not list stops the build:apply rewrites the scale rows' lines and nothing else, and the result compiles:rxkit_scaled() multiplies by RXKIT_TIME_SCALE, refuses bad factors, saturates:the factor of each run, RXKIT_TIME_SCALE taking its place, a bad one refused:the census names a flaky case, a failed one and a run without results, and passes steady runs and known races:an xfail is a known race only when all its defects are races:a census kept in a folder of the tree reports as its report.md says, and is added to only with --keep"
 readonly WAITS_TOOL="$RXKIT_TOP/images/waits"
 
 usage()
@@ -232,6 +232,42 @@ test_census_races()
 	sed 's/^/# /' "$work/verdicts"
 	diff -u "$f-verdicts.expected" "$work/verdicts" > "$work/diff" ||
 		{ sed 's/^/#   /' "$work/diff"; return "$KSFT_FAIL"; }
+}
+
+# pipeline/census --record: the report of a folder's tables
+# (tests/fixtures/census/record, runs of several commits and boots, one
+# without load) and of every census the kit keeps (tests/census/TARGET:
+# its report.md must be what its tables give); a folder that holds a
+# census is refused without --keep before any suite runs.
+test_census_record()
+{
+	local rc="$KSFT_PASS" d= f="$RXKIT_TOP/tests/fixtures/census/record"
+	"$RXKIT_TOP/pipeline/census" --report "$f" > "$work/report" || true
+	diff -u "$f/report.expected" "$work/report" > "$work/diff" ||
+		{ echo "# the fixture's report:"; sed 's/^/#   /' "$work/diff"; rc=$KSFT_FAIL; }
+	for d in "$RXKIT_TOP"/tests/census/*/; do
+		[ -f "$d/runs.tsv" ] || continue
+		"$RXKIT_TOP/pipeline/census" --report "$d" > "$work/report" || true
+		if diff -u "$d/report.md" "$work/report" > "$work/diff"; then
+			echo "# ${d%/}: report.md is its tables' report"
+		else
+			echo "# ${d%/}: report.md is stale; run: pipeline/census --report $d > ${d}report.md"
+			sed 's/^/#   /' "$work/diff"
+			rc=$KSFT_FAIL
+		fi
+	done
+	mkdir -p "$work/kept"
+	cp "$f/runs.tsv" "$f/verdicts.tsv" "$work/kept/"
+	if "$RXKIT_TOP/pipeline/census" --no-load -t loopback --record "$work/kept" "$RXKIT_TARGET" \
+		> "$work/out" 2>&1; then
+		echo "# a census over a kept one was not refused"; rc=$KSFT_FAIL
+	elif ! grep -q "holds a census already; run: pipeline/census --keep" "$work/out" ||
+		! cmp -s "$f/runs.tsv" "$work/kept/runs.tsv"; then
+		echo "# the refusal or the kept runs are wrong:"; sed 's/^/#   /' "$work/out"; rc=$KSFT_FAIL
+	fi
+	"$RXKIT_TOP/pipeline/census" --report "$work" > "$work/out" 2>&1 &&
+		{ echo "# --report of a folder without a census passed"; rc=$KSFT_FAIL; }
+	return "$rc"
 }
 
 # shellcheck disable=SC2086
