@@ -195,6 +195,8 @@ test_doc_current()
 	done
 	stale "$RXKIT_TOP/doc/benchmark.md" 's/ faster (wins / slower (wins /' || rc=1
 	stale "$RXKIT_TOP/README.md" 's/ a byte fewer at / a byte more at /' || rc=1
+	stale "$RXKIT_TOP/README.md" 's/a packet at 64B 1.00 -> /a packet at 64B 1.50 -> /' || rc=1
+	stale "$RXKIT_TOP/README.md" 's/cycles a byte fewer at every size (-15.6 %/cycles a byte fewer at every size (-25.6 %/' || rc=1
 	printf '# no block\n' > "$work/none.md"
 	"$RXKIT_TOP/bench/summary" --stats "$stats" --check "$work/none.md" 2> "$work/doc.err" || code=$?
 	[ "$code" = 2 ] || { echo "# a file without a block was not refused"; rc=1; }
